@@ -1,0 +1,38 @@
+/**
+ * CachedObject is one stored object as the watch cache keeps it: decoded once
+ * when it is written, serialized once (with its resourceVersion set), and
+ * shared by every list page and watch frame that carries it.
+ */
+import type { Revision } from '../storage/interface.ts';
+
+export interface CachedObject {
+  /** Storage key, e.g. `/pods/default/web-1` or `/namespaces/default`. */
+  readonly key: string;
+  /** Namespace, '' for cluster-scoped objects. */
+  readonly namespace: string;
+  readonly name: string;
+  /** The revision the object is presented at (its modRevision, or the revision of its deletion). */
+  readonly revision: Revision;
+  /** The object serialized as JSON with `metadata.resourceVersion` = revision. */
+  readonly json: Uint8Array;
+  /** Labels, decoded on first use. */
+  labels(): Readonly<Record<string, string>>;
+  /** A selectable field (`metadata.name`, `spec.nodeName`, ...); undefined when absent. */
+  field(path: string): string | undefined;
+}
+
+/**
+ * ObjectCodec turns stored bytes into a CachedObject. One codec per resource
+ * type; it knows how the key encodes namespace and name.
+ */
+export interface ObjectCodec {
+  decode(key: string, value: Uint8Array, revision: Revision): CachedObject;
+  /** The same object presented at another revision (a DELETED event carries the last state at the delete's revision). */
+  represent(obj: CachedObject, revision: Revision): CachedObject;
+  /**
+   * The JSON of an empty object of this type carrying only a resourceVersion
+   * (watch bookmarks), annotated `orch.io/initial-events-end` when it ends
+   * the initial events of a streaming list.
+   */
+  bookmark(revision: Revision, initialEventsEnd: boolean): Uint8Array;
+}

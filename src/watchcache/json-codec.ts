@@ -1,0 +1,145 @@
+/**
+ * JsonObjectCodec decodes objects stored as JSON.
+ *
+ * Writers store objects serialized with `metadata` right after `kind` and
+ * `apiVersion` and an empty `resourceVersion` as its first member (the
+ * registry clears resourceVersion before storing, as the original does). Decoding then splices the revision into the bytes without
+ * parsing them; labels and fields are parsed only when a selector asks.
+ * Objects without the placeholder are parsed and re-serialized once.
+ */
+import type { Revision } from '../storage/interface.ts';
+import type { CachedObject, ObjectCodec } from './cached-object.ts';
+
+/** What writers put at the start of the top-level metadata; see the module comment. */
+export const RESOURCE_VERSION_PLACEHOLDER = '"metadata":{"resourceVersion":""';
+const PLACEHOLDER = Buffer.from(RESOURCE_VERSION_PLACEHOLDER);
+const encoder = new TextEncoder();
+
+/** Annotation on the bookmark that ends a streaming list's initial events. */
+export const INITIAL_EVENTS_END = 'orch.io/initial-events-end';
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** Splits `/<prefix...>/<ns>/<name>` or `/<prefix...>/<name>` after the resource prefix. */
+function splitKey(key: string, prefixLength: number, namespaced: boolean): { namespace: string; name: string } {
+  const rest = key.slice(prefixLength);
+  if (!namespaced) return { namespace: '', name: rest };
+  const slash = rest.indexOf('/');
+  if (slash < 0) return { namespace: '', name: rest };
+  return { namespace: rest.slice(0, slash), name: rest.slice(slash + 1) };
+}
+
+/** Reads a dotted path such as `spec.nodeName` from a parsed object, as a string. */
+export function readField(obj: Json, path: string): string | undefined {
+  let cur: Json | undefined = obj;
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
+    cur = cur[part];
+  }
+  if (cur === undefined || cur === null) return undefined;
+  if (typeof cur === 'string') return cur;
+  if (typeof cur === 'number' || typeof cur === 'boolean') return String(cur);
+  return undefined;
+}
+
+class JsonCachedObject implements CachedObject {
+  #parsed: Json | undefined;
+  constructor(
+    readonly key: string,
+    readonly namespace: string,
+    readonly name: string,
+    readonly revision: Revision,
+    readonly json: Uint8Array,
+    parsed?: Json,
+  ) {
+    this.#parsed = parsed;
+  }
+  #object(): Json {
+    if (this.#parsed === undefined) this.#parsed = JSON.parse(Buffer.from(this.json.buffer, this.json.byteOffset, this.json.byteLength).toString('utf8')) as Json;
+    return this.#parsed;
+  }
+  labels(): Readonly<Record<string, string>> {
+    const obj = this.#object();
+    if (obj && typeof obj === 'object' && !Array.isArray(obj)) {
+      const md = obj['metadata'];
+      if (md && typeof md === 'object' && !Array.isArray(md)) {
+        const labels = md['labels'];
+        if (labels && typeof labels === 'object' && !Array.isArray(labels)) return labels as Record<string, string>;
+      }
+    }
+    return {};
+  }
+  field(path: string): string | undefined {
+    if (path === 'metadata.name') return this.name;
+    if (path === 'metadata.namespace') return this.namespace;
+    return readField(this.#object(), path);
+  }
+}
+
+export interface JsonCodecOptions {
+  /** The resource's key prefix including the trailing slash, e.g. `/pods/`. */
+  prefix: string;
+  namespaced: boolean;
+  /** `apiVersion` and `kind` for bookmark objects. */
+  apiVersion: string;
+  kind: string;
+}
+
+export class JsonObjectCodec implements ObjectCodec {
+  readonly #opts: JsonCodecOptions;
+  constructor(opts: JsonCodecOptions) {
+    this.#opts = opts;
+  }
+
+  decode(key: string, value: Uint8Array, revision: Revision): CachedObject {
+    const { namespace, name } = splitKey(key, this.#opts.prefix.length, this.#opts.namespaced);
+    const buf = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    const at = buf.indexOf(PLACEHOLDER);
+    if (at >= 0) {
+      const rv = Buffer.from(`"metadata":{"resourceVersion":"${revision}"`);
+      const json = Buffer.allocUnsafe(buf.length - PLACEHOLDER.length + rv.length);
+      buf.copy(json, 0, 0, at);
+      rv.copy(json, at);
+      buf.copy(json, at + rv.length, at + PLACEHOLDER.length);
+      return new JsonCachedObject(key, namespace, name, revision, json);
+    }
+    // Slow path: no placeholder (an object written by another tool). Bring it
+    // into the canonical layout so that `represent` can splice it later.
+    const parsed = JSON.parse(buf.toString('utf8')) as Record<string, unknown>;
+    const canonical = Buffer.from(serializeForStorage(parsed));
+    return this.decode(key, canonical, revision);
+  }
+
+  represent(obj: CachedObject, revision: Revision): CachedObject {
+    if (obj.revision === revision) return obj;
+    const json = Buffer.from(obj.json.buffer, obj.json.byteOffset, obj.json.byteLength);
+    const head = Buffer.from(`"metadata":{"resourceVersion":"${obj.revision}"`);
+    const at = json.indexOf(head);
+    if (at < 0) throw new Error(`object ${obj.key} is not in canonical JSON layout`);
+    const stored = Buffer.concat([json.subarray(0, at), PLACEHOLDER, json.subarray(at + head.length)]);
+    return this.decode(obj.key, stored, revision);
+  }
+
+  bookmark(revision: Revision, initialEventsEnd: boolean): Uint8Array {
+    const annotations = initialEventsEnd ? `,"annotations":{"${INITIAL_EVENTS_END}":"true"}` : '';
+    return encoder.encode(
+      `{"kind":${JSON.stringify(this.#opts.kind)},"apiVersion":${JSON.stringify(this.#opts.apiVersion)},"metadata":{"resourceVersion":"${revision}"${annotations}}}`,
+    );
+  }
+}
+
+/**
+ * Serializes an object for storage in the layout the fast decode path expects:
+ * kind, apiVersion, then metadata starting with an empty resourceVersion.
+ */
+export function serializeForStorage(obj: Readonly<Record<string, unknown>>): Uint8Array {
+  const { kind, apiVersion, metadata, ...rest } = obj;
+  const md = (metadata && typeof metadata === 'object' ? metadata : {}) as Record<string, unknown>;
+  const { resourceVersion: _dropped, ...mdRest } = md;
+  const ordered: Record<string, unknown> = {};
+  if (kind !== undefined) ordered['kind'] = kind;
+  if (apiVersion !== undefined) ordered['apiVersion'] = apiVersion;
+  ordered['metadata'] = { resourceVersion: '', ...mdRest };
+  Object.assign(ordered, rest);
+  return encoder.encode(JSON.stringify(ordered));
+}

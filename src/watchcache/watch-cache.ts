@@ -1,0 +1,355 @@
+/**
+ * WatchCache holds one resource type in memory: the current objects in key
+ * order, plus a window of recent events. It is fed from the store's watch and
+ * answers gets, lists (latest or as of any revision in the window) and watches
+ * (from any revision in the window), in the manner of the original's cacher.
+ *
+ * It is single-threaded and synchronous: the shard that owns it feeds it and
+ * reads it on one event loop, so a watcher's catch-up and its joining of the
+ * live stream happen in one step and can neither miss nor repeat an event.
+ */
+import BTreeModule from 'sorted-btree';
+import type { KeyValue, Revision, StoreEvent } from '../storage/interface.ts';
+import { CompactedError, FutureRevisionError } from '../storage/errors.ts';
+import type { CachedObject, ObjectCodec } from './cached-object.ts';
+import { EventWindow, type CacheEvent, type CacheEventType, type EventWindowOptions } from './event-window.ts';
+import type { Predicate } from './predicate.ts';
+import { WatcherGroups, type FrameEncoders, type WatchOutput, type WatchRequest } from './watchers.ts';
+
+// sorted-btree ships CommonJS; its class is the module's `default` member.
+const BTree = BTreeModule.default;
+type Tree = import('sorted-btree').default<string, CachedObject>;
+
+export interface WatchCacheOptions {
+  /** Key prefix of the resource, with trailing slash, e.g. `/pods/`. */
+  prefix: string;
+  codec: ObjectCodec;
+  window: EventWindowOptions;
+  encoders: FrameEncoders;
+  output: WatchOutput;
+  now?: () => number;
+}
+
+export interface CacheListOptions {
+  /** Narrower key prefix inside the resource, e.g. `/pods/ns1/`. */
+  keyPrefix?: string;
+  /** List as of this revision (must be in the window); latest when absent. */
+  revision?: Revision;
+  /** First key to consider (inclusive). */
+  startKey?: string;
+  /** Maximum items; 0 or absent for all. */
+  limit?: number;
+  predicate?: Predicate;
+}
+
+export interface CacheListResult {
+  items: CachedObject[];
+  revision: Revision;
+  /** Set when more matching items exist: the last returned key. */
+  lastKey?: string;
+  /** Number of items after this page, when it is cheap and meaningful (no filtering). */
+  remaining?: number;
+}
+
+interface FreshWaiter {
+  revision: Revision;
+  resolve: () => void;
+}
+
+/** The state of one key as of a past revision, where the window changed it. */
+type Overrides = Map<string, CachedObject | null>;
+
+export class WatchCache {
+  readonly prefix: string;
+  readonly #codec: ObjectCodec;
+  readonly #window: EventWindow;
+  readonly #now: () => number;
+  readonly #watchers: WatcherGroups;
+  #objects: Tree = new BTree<string, CachedObject>();
+  #revision: Revision = 0;
+  /** Revision of the initial list; the window is complete from here. */
+  #listRevision: Revision = 0;
+  #ready = false;
+  #freshWaiters: FreshWaiter[] = [];
+  /** Objects decoded when written through this shard, reused when their event arrives. */
+  #recentlyWritten = new Map<string, CachedObject>();
+
+  constructor(opts: WatchCacheOptions) {
+    this.prefix = opts.prefix;
+    this.#codec = opts.codec;
+    this.#window = new EventWindow(opts.window);
+    this.#now = opts.now ?? Date.now;
+    this.#watchers = new WatcherGroups(opts.encoders, opts.output, opts.codec);
+  }
+
+  /** The newest revision the cache reflects. */
+  get revision(): Revision {
+    return this.#revision;
+  }
+
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  get size(): number {
+    return this.#objects.size;
+  }
+
+  get watcherCount(): number {
+    return this.#watchers.count;
+  }
+
+  /** The oldest revision whose state the cache can still reproduce. */
+  get oldestRevision(): Revision {
+    return Math.max(this.#listRevision, this.#window.lastEvictedRevision);
+  }
+
+  get codec(): ObjectCodec {
+    return this.#codec;
+  }
+
+  /**
+   * Replaces the whole state with a list read at `revision`. Existing
+   * watchers cannot be continued across a reset and are closed with a
+   * Compacted error, which clients answer by relisting.
+   */
+  reset(kvs: readonly KeyValue[], revision: Revision): void {
+    this.#watchers.closeAll(new CompactedError(revision, revision));
+    const entries: [string, CachedObject][] = kvs.map((kv) => [
+      kv.key,
+      this.#codec.decode(kv.key, kv.value, kv.modRevision),
+    ]);
+    this.#objects = new BTree<string, CachedObject>(entries);
+    this.#window.clear();
+    this.#revision = revision;
+    this.#listRevision = revision;
+    this.#recentlyWritten.clear();
+    this.#ready = true;
+    this.#wakeFreshWaiters();
+  }
+
+  /** Remembers an object decoded by a write through the shard, to reuse it for the event. */
+  rememberWritten(obj: CachedObject): void {
+    if (obj.revision > this.#revision) this.#recentlyWritten.set(obj.key, obj);
+  }
+
+  /** Applies a batch of store events (revision order) and fans them out to watchers. */
+  applyEvents(events: readonly StoreEvent[]): void {
+    const now = this.#now();
+    const batch: CacheEvent[] = [];
+    for (const ev of events) {
+      if (ev.revision <= this.#revision) continue; // already reflected (e.g. replay after resume)
+      const prev = this.#objects.get(ev.key) ?? null;
+      let cacheEvent: CacheEvent;
+      if (ev.type === 'put') {
+        const remembered = this.#recentlyWritten.get(ev.key);
+        let object: CachedObject;
+        if (remembered !== undefined && remembered.revision === ev.revision) {
+          object = remembered;
+          this.#recentlyWritten.delete(ev.key);
+        } else {
+          object = this.#codec.decode(ev.key, ev.value!, ev.revision);
+        }
+        this.#objects.set(ev.key, object);
+        const type: CacheEventType = prev === null ? 'ADDED' : 'MODIFIED';
+        cacheEvent = { type, revision: ev.revision, key: ev.key, object, prev, receivedAt: now };
+      } else {
+        this.#objects.delete(ev.key);
+        const last =
+          ev.prevValue !== null
+            ? this.#codec.decode(ev.key, ev.prevValue, ev.revision)
+            : prev !== null
+              ? this.#codec.represent(prev, ev.revision)
+              : null;
+        if (last === null) {
+          this.#revision = ev.revision;
+          continue; // a delete of a key the cache never saw: nothing to tell anyone
+        }
+        cacheEvent = { type: 'DELETED', revision: ev.revision, key: ev.key, object: last, prev, receivedAt: now };
+      }
+      this.#window.push(cacheEvent);
+      this.#revision = ev.revision;
+      batch.push(cacheEvent);
+    }
+    if (this.#recentlyWritten.size > 1024) this.#recentlyWritten.clear();
+    if (batch.length > 0) this.#watchers.dispatch(batch, this.#revision);
+    this.#watchers.promotePending(this.#revision, (after) => this.#window.after(after));
+    this.#wakeFreshWaiters();
+  }
+
+  /** The store says every event up to `revision` has been delivered. */
+  markProgress(revision: Revision): void {
+    if (revision <= this.#revision) return;
+    this.#revision = revision;
+    this.#watchers.promotePending(this.#revision, (after) => this.#window.after(after));
+    this.#wakeFreshWaiters();
+  }
+
+  /** Sheds expired events of a quiet resource; call periodically. */
+  expire(): void {
+    this.#window.expire(this.#now());
+  }
+
+  /** Resolves once the cache reflects `revision`; FutureRevisionError after `timeoutMs`. */
+  waitFor(revision: Revision, timeoutMs: number): Promise<void> {
+    if (this.#ready && this.#revision >= revision) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const waiter = {
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#freshWaiters = this.#freshWaiters.filter((w) => w !== waiter);
+        reject(new FutureRevisionError(revision, this.#revision));
+      }, timeoutMs);
+      this.#freshWaiters.push(waiter);
+    });
+  }
+
+  #wakeFreshWaiters(): void {
+    if (this.#freshWaiters.length === 0 || !this.#ready) return;
+    const still: FreshWaiter[] = [];
+    for (const w of this.#freshWaiters) {
+      if (this.#revision >= w.revision) w.resolve();
+      else still.push(w);
+    }
+    this.#freshWaiters = still;
+  }
+
+  #checkRevision(revision: Revision): void {
+    if (revision > this.#revision) throw new FutureRevisionError(revision, this.#revision);
+    if (revision < this.oldestRevision) throw new CompactedError(revision, this.oldestRevision);
+  }
+
+  /** For each key changed after `revision`, its state as of `revision`. */
+  #overridesAt(revision: Revision): Overrides {
+    const overrides: Overrides = new Map();
+    for (const ev of this.#window.after(revision)) {
+      if (!overrides.has(ev.key)) overrides.set(ev.key, ev.prev);
+    }
+    return overrides;
+  }
+
+  /** One object at the latest revision, or as of `revision` when given. */
+  get(key: string, revision?: Revision): CachedObject | null {
+    if (revision === undefined || revision === this.#revision) return this.#objects.get(key) ?? null;
+    this.#checkRevision(revision);
+    for (const ev of this.#window.after(revision)) {
+      if (ev.key === key) return ev.prev;
+    }
+    return this.#objects.get(key) ?? null;
+  }
+
+  /**
+   * Lists objects in key order. With a revision older than the latest, merges
+   * the current tree with the window's earlier states of changed keys.
+   */
+  list(opts: CacheListOptions = {}): CacheListResult {
+    const revision = opts.revision ?? this.#revision;
+    const overrides: Overrides | null = revision === this.#revision ? null : (this.#checkRevision(revision), this.#overridesAt(revision));
+    const keyPrefix = opts.keyPrefix ?? this.prefix;
+    const start = opts.startKey !== undefined && opts.startKey > keyPrefix ? opts.startKey : keyPrefix;
+    const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : Infinity;
+    const pred = opts.predicate;
+    const items: CachedObject[] = [];
+    const it = this.#iterate(keyPrefix, start, overrides);
+    let lastKey: string | undefined;
+    let more = false;
+    for (let step = it.next(); !step.done; step = it.next()) {
+      const obj = step.value;
+      if (pred !== undefined && !pred.matches(obj)) continue;
+      if (items.length >= limit) {
+        more = true;
+        break;
+      }
+      items.push(obj);
+      lastKey = obj.key;
+    }
+    const result: CacheListResult = { items, revision };
+    if (more) {
+      result.lastKey = lastKey!;
+      if (pred === undefined || pred.scopeOnly) {
+        let remaining = 1; // the item that stopped the loop
+        for (let step = it.next(); !step.done; step = it.next()) {
+          if (pred === undefined || pred.matches(step.value)) remaining++;
+        }
+        result.remaining = remaining;
+      }
+    }
+    return result;
+  }
+
+  /** Objects under keyPrefix from `start`, in key order, as of the overrides' revision. */
+  *#iterate(keyPrefix: string, start: string, overrides: Overrides | null): Generator<CachedObject, void, undefined> {
+    const extra: CachedObject[] = [];
+    if (overrides !== null) {
+      for (const [key, obj] of overrides) {
+        if (obj !== null && key >= start && key.startsWith(keyPrefix)) extra.push(obj);
+      }
+      extra.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    }
+    let e = 0;
+    for (const [key, obj] of this.#objects.entries(start)) {
+      if (!key.startsWith(keyPrefix)) break;
+      while (e < extra.length && extra[e]!.key < key) yield extra[e++]!;
+      if (overrides !== null && overrides.has(key)) {
+        const then = overrides.get(key)!;
+        if (then !== null) {
+          if (e < extra.length && extra[e]!.key === key) e++;
+          yield then;
+        }
+        continue;
+      }
+      yield obj;
+    }
+    while (e < extra.length) yield extra[e++]!;
+  }
+
+  /**
+   * Starts a watch. With `startRevision` null the watcher first receives a
+   * synthetic ADDED for every matching object at the cache's revision. With a
+   * revision it receives every matching event after it: at once if the window
+   * covers it, once the cache reaches it if it is ahead. Throws CompactedError
+   * for a revision older than the window.
+   */
+  watch(req: WatchRequest): void {
+    if (req.startRevision === null) {
+      const snapshot = this.list({ predicate: req.predicate }).items;
+      this.#watchers.addWithInitialState(req, snapshot, this.#revision);
+      return;
+    }
+    if (req.startRevision < this.oldestRevision) {
+      throw new CompactedError(req.startRevision, this.oldestRevision);
+    }
+    if (req.startRevision > this.#revision) {
+      this.#watchers.addPending(req);
+      return;
+    }
+    this.#watchers.addFrom(req, this.#window.after(req.startRevision), this.#revision);
+  }
+
+  /** Stops a watcher; its output gets nothing more. */
+  unwatch(id: number): void {
+    this.#watchers.remove(id);
+  }
+
+  /** Sends a bookmark at the current revision to every watcher that asked for them. */
+  bookmark(): void {
+    this.#watchers.bookmark(this.#revision);
+  }
+
+  /** Ends every watcher with `error` (e.g. when the cache must be rebuilt). */
+  closeAllWatchers(error: Error): void {
+    this.#watchers.closeAll(error);
+  }
+
+  /** Decodes an object written through the shard (and remembers it for its event). */
+  decodeWritten(kv: KeyValue): CachedObject {
+    const obj = this.#codec.decode(kv.key, kv.value, kv.modRevision);
+    this.rememberWritten(obj);
+    return obj;
+  }
+}

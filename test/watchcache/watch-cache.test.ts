@@ -1,0 +1,231 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KeyValue, Revision, StoreEvent } from '../../src/storage/interface.ts';
+import { CompactedError, FutureRevisionError } from '../../src/storage/errors.ts';
+import { WatchCache } from '../../src/watchcache/watch-cache.ts';
+import { JsonObjectCodec, serializeForStorage } from '../../src/watchcache/json-codec.ts';
+import { jsonFrames } from '../../src/watchcache/json-frames.ts';
+import { makePredicate } from '../../src/watchcache/predicate.ts';
+import type { WatchOutput } from '../../src/watchcache/watchers.ts';
+
+interface Frame {
+  type: string;
+  object: { metadata: { name?: string; resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string> } };
+}
+
+class Collector implements WatchOutput {
+  frames = new Map<number, Frame[]>();
+  sends = 0;
+  closed = new Map<number, Error>();
+  send(ids: readonly number[], frames: readonly Uint8Array[]): void {
+    this.sends++;
+    for (const id of ids) {
+      const list = this.frames.get(id) ?? [];
+      for (const f of frames) list.push(JSON.parse(Buffer.from(f).toString()) as Frame);
+      this.frames.set(id, list);
+    }
+  }
+  close(ids: readonly number[], error: Error): void {
+    for (const id of ids) this.closed.set(id, error);
+  }
+  of(id: number): string[] {
+    return (this.frames.get(id) ?? []).map((f) => `${f.type} ${f.object.metadata.name ?? ''}@${f.object.metadata.resourceVersion}`);
+  }
+}
+
+const pod = (ns: string, name: string, labels: Record<string, string> = {}, phase = 'Running'): Uint8Array =>
+  serializeForStorage({ kind: 'Pod', apiVersion: 'v1', metadata: { name, namespace: ns, labels }, status: { phase } });
+
+function setup(windowOpts = { minEvents: 100, maxEvents: 1000, retentionMs: 300_000 }) {
+  const out = new Collector();
+  const cache = new WatchCache({
+    prefix: '/pods/',
+    codec: new JsonObjectCodec({ prefix: '/pods/', namespaced: true, apiVersion: 'v1', kind: 'Pod' }),
+    window: windowOpts,
+    encoders: new Map([['json', jsonFrames]]),
+    output: out,
+  });
+  const live = new Map<string, { value: Uint8Array; create: Revision; mod: Revision }>();
+  let rev = 10;
+  const put = (ns: string, name: string, labels: Record<string, string> = {}, phase = 'Running'): Revision => {
+    const key = `/pods/${ns}/${name}`;
+    const prev = live.get(key);
+    rev++;
+    const value = pod(ns, name, labels, phase);
+    const ev: StoreEvent = {
+      type: 'put', key, revision: rev, value, createRevision: prev?.create ?? rev,
+      prevValue: prev?.value ?? null, prevModRevision: prev?.mod ?? 0,
+    };
+    live.set(key, { value, create: prev?.create ?? rev, mod: rev });
+    cache.applyEvents([ev]);
+    return rev;
+  };
+  const del = (ns: string, name: string): Revision => {
+    const key = `/pods/${ns}/${name}`;
+    const prev = live.get(key)!;
+    rev++;
+    live.delete(key);
+    cache.applyEvents([{ type: 'delete', key, revision: rev, value: null, createRevision: prev.create, prevValue: prev.value, prevModRevision: prev.mod }]);
+    return rev;
+  };
+  const initial: KeyValue[] = [];
+  cache.reset(initial, rev);
+  return { cache, out, put, del, rev: () => rev };
+}
+
+const names = (items: { name: string }[]): string[] => items.map((o) => o.name);
+
+describe('WatchCache', () => {
+  it('serves gets and lists at the latest revision with resourceVersion set', () => {
+    const { cache, put } = setup();
+    put('a', 'p1');
+    const r = put('b', 'p2');
+    put('a', 'p0');
+    const got = cache.get('/pods/b/p2')!;
+    assert.equal(JSON.parse(Buffer.from(got.json).toString()).metadata.resourceVersion, String(r));
+    assert.deepEqual(names(cache.list().items), ['p0', 'p1', 'p2']);
+    assert.deepEqual(names(cache.list({ keyPrefix: '/pods/a/' }).items), ['p0', 'p1']);
+    assert.equal(cache.list().revision, cache.revision);
+  });
+
+  it('lists an exact snapshot at a past revision in the window', () => {
+    const { cache, put, del } = setup();
+    put('a', 'p1', { v: '1' });
+    put('a', 'p2');
+    const snap = put('a', 'p3');
+    put('a', 'p1', { v: '2' });
+    del('a', 'p2');
+    put('a', 'p4');
+    const past = cache.list({ revision: snap });
+    assert.equal(past.revision, snap);
+    assert.deepEqual(names(past.items), ['p1', 'p2', 'p3']);
+    assert.deepEqual(past.items[0]!.labels(), { v: '1' });
+    assert.deepEqual(names(cache.list().items), ['p1', 'p3', 'p4']);
+    assert.equal(cache.get('/pods/a/p2', snap)!.name, 'p2');
+    assert.equal(cache.get('/pods/a/p4', snap), null);
+  });
+
+  it('pages with limit and start key, counting the remaining items', () => {
+    const { cache, put } = setup();
+    for (let i = 0; i < 7; i++) put('a', `p${i}`);
+    const page1 = cache.list({ limit: 3 });
+    assert.deepEqual(names(page1.items), ['p0', 'p1', 'p2']);
+    assert.equal(page1.lastKey, '/pods/a/p2');
+    assert.equal(page1.remaining, 4);
+    put('a', 'p1'); // a change between pages must not show in a snapshot page
+    const page2 = cache.list({ limit: 3, startKey: page1.lastKey + '\0', revision: page1.revision });
+    assert.deepEqual(names(page2.items), ['p3', 'p4', 'p5']);
+    assert.equal(page2.remaining, 1);
+    const page3 = cache.list({ limit: 3, startKey: page2.lastKey + '\0', revision: page1.revision });
+    assert.deepEqual(names(page3.items), ['p6']);
+    assert.equal(page3.lastKey, undefined);
+  });
+
+  it('filters lists with a predicate and omits the remaining count', () => {
+    const { cache, put } = setup();
+    put('a', 'p1', { app: 'web' });
+    put('a', 'p2', { app: 'db' });
+    put('b', 'p3', { app: 'web' });
+    put('b', 'p4', { app: 'web' });
+    const web = makePredicate({ conditionsId: 'app=web', test: (o) => o.labels()['app'] === 'web' });
+    const res = cache.list({ predicate: web, limit: 2 });
+    assert.deepEqual(names(res.items), ['p1', 'p3']);
+    assert.equal(res.lastKey, '/pods/b/p3');
+    assert.equal(res.remaining, undefined);
+  });
+
+  it('refuses revisions outside the window', () => {
+    const { cache, put } = setup({ minEvents: 2, maxEvents: 2, retentionMs: 0 });
+    const r1 = put('a', 'p1');
+    put('a', 'p2');
+    put('a', 'p3');
+    put('a', 'p4');
+    assert.throws(() => cache.list({ revision: r1 }), CompactedError);
+    assert.throws(() => cache.list({ revision: cache.revision + 5 }), FutureRevisionError);
+    assert.throws(() => cache.watch({ id: 1, startRevision: r1, predicate: makePredicate({}), encoding: 'json', bookmarks: false, initialEventsEnd: false }), CompactedError);
+  });
+
+  it('starts a watch with the initial state, then live events, once each', () => {
+    const { cache, out, put } = setup();
+    put('a', 'p1');
+    put('a', 'p2');
+    cache.watch({ id: 7, startRevision: null, predicate: makePredicate({}), encoding: 'json', bookmarks: false, initialEventsEnd: true });
+    const r = put('a', 'p3');
+    const frames = out.frames.get(7)!;
+    assert.deepEqual(frames.map((f) => f.type), ['ADDED', 'ADDED', 'BOOKMARK', 'ADDED']);
+    assert.equal(frames[2]!.object.metadata.annotations!['orch.io/initial-events-end'], 'true');
+    assert.equal(frames[3]!.object.metadata.resourceVersion, String(r));
+  });
+
+  it('replays the window from a start revision, then continues live without a gap', () => {
+    const { cache, out, put, del } = setup();
+    const r1 = put('a', 'p1');
+    put('a', 'p2');
+    del('a', 'p1');
+    cache.watch({ id: 1, startRevision: r1, predicate: makePredicate({}), encoding: 'json', bookmarks: false, initialEventsEnd: false });
+    put('a', 'p2');
+    assert.deepEqual(out.of(1).map((s) => s.split('@')[0]), ['ADDED p2', 'DELETED p1', 'MODIFIED p2']);
+    const revs = out.of(1).map((s) => Number(s.split('@')[1]));
+    assert.deepEqual(revs, [...revs].sort((x, y) => x - y));
+  });
+
+  it('parks a watch ahead of the cache until the cache reaches its revision', () => {
+    const { cache, out, put } = setup();
+    const now = cache.revision;
+    cache.watch({ id: 3, startRevision: now + 2, predicate: makePredicate({}), encoding: 'json', bookmarks: false, initialEventsEnd: false });
+    put('a', 'p1');
+    put('a', 'p2');
+    assert.equal(out.of(3).length, 0, 'nothing at or before the start revision');
+    put('a', 'p3');
+    assert.deepEqual(out.of(3).map((s) => s.split('@')[0]), ['ADDED p3']);
+  });
+
+  it('turns selector transitions into ADDED and DELETED as the original does', () => {
+    const { cache, out, put } = setup();
+    const running = makePredicate({ conditionsId: 'phase', test: (o) => o.field('status.phase') === 'Running' });
+    cache.watch({ id: 1, startRevision: cache.revision, predicate: running, encoding: 'json', bookmarks: false, initialEventsEnd: false });
+    put('a', 'p1', {}, 'Pending');
+    put('a', 'p1', {}, 'Running');
+    put('a', 'p1', {}, 'Running');
+    const r = put('a', 'p1', {}, 'Failed');
+    assert.deepEqual(out.of(1), [`ADDED p1@${r - 2}`, `MODIFIED p1@${r - 1}`, `DELETED p1@${r}`]);
+  });
+
+  it('encodes once per batch for a group of identical watchers', () => {
+    const { cache, out, put } = setup();
+    for (let id = 1; id <= 50; id++) {
+      cache.watch({ id, startRevision: cache.revision, predicate: makePredicate({ namespace: 'a' }), encoding: 'json', bookmarks: false, initialEventsEnd: false });
+    }
+    cache.watch({ id: 99, startRevision: cache.revision, predicate: makePredicate({ namespace: 'b' }), encoding: 'json', bookmarks: false, initialEventsEnd: false });
+    out.sends = 0;
+    put('a', 'p1');
+    assert.equal(out.sends, 1, 'one send for 50 watchers of namespace a, none for b');
+    assert.equal(out.of(50).length, 1);
+    assert.equal(out.of(99).length, 0);
+    cache.unwatch(50);
+    put('a', 'p2');
+    assert.equal(out.of(50).length, 1, 'an unwatched watcher gets nothing more');
+    assert.equal(out.of(49).length, 2);
+  });
+
+  it('closes watchers on reset and sends bookmarks on request', () => {
+    const { cache, out, put } = setup();
+    cache.watch({ id: 1, startRevision: cache.revision, predicate: makePredicate({}), encoding: 'json', bookmarks: true, initialEventsEnd: false });
+    const r = put('a', 'p1');
+    cache.bookmark();
+    assert.deepEqual(out.frames.get(1)!.map((f) => f.type), ['ADDED', 'BOOKMARK']);
+    assert.equal(out.frames.get(1)![1]!.object.metadata.resourceVersion, String(r));
+    cache.reset([], r + 10);
+    assert.ok(out.closed.get(1) instanceof CompactedError);
+    assert.equal(cache.watcherCount, 0);
+  });
+
+  it('waits for a revision, then gives up with a too-large error', async () => {
+    const { cache, put } = setup();
+    const target = cache.revision + 1;
+    const waiting = cache.waitFor(target, 1000);
+    put('a', 'p1');
+    await waiting;
+    await assert.rejects(cache.waitFor(cache.revision + 100, 20), FutureRevisionError);
+  });
+});
