@@ -97,7 +97,9 @@ export class JsonObjectCodec implements ObjectCodec {
     const at = buf.indexOf(PLACEHOLDER);
     if (at >= 0) {
       const rv = Buffer.from(`"metadata":{"resourceVersion":"${revision}"`);
-      const json = Buffer.allocUnsafe(buf.length - PLACEHOLDER.length + rv.length);
+      // Each object gets an ArrayBuffer of its own: a pooled slice would drag its
+      // whole 8 KiB pool through every structured clone to the main thread.
+      const json = Buffer.allocUnsafeSlow(buf.length - PLACEHOLDER.length + rv.length);
       buf.copy(json, 0, 0, at);
       rv.copy(json, at);
       buf.copy(json, at + rv.length, at + PLACEHOLDER.length);

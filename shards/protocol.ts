@@ -1,0 +1,112 @@
+/**
+ * The messages between the main thread and a shard. Plain data crossing by
+ * structured clone in per-turn batches; object bodies travel as bytes already
+ * in their wire format (JSON now), never as object graphs.
+ */
+import type { Revision } from '../src/storage/interface.ts';
+import type { WireStorageError } from '../src/storage/errors.ts';
+
+/** A resource type a shard serves. */
+export interface ResourceSpec {
+  /** `<group>/<resource>`, '' group for core: `/pods`, `apps/deployments`. */
+  groupResource: string;
+  /** Key prefix with trailing slash, e.g. `/pods/`, `/apps/deployments/`. */
+  prefix: string;
+  namespaced: boolean;
+  kind: string;
+  /** apiVersion used for bookmark objects. */
+  apiVersion: string;
+  /** Minimum number of events the watch cache keeps (--watch-cache-sizes / --default-watch-cache-size). */
+  cacheSize: number;
+}
+
+/**
+ * How a read picks its revision (the main thread maps resourceVersion and
+ * resourceVersionMatch onto this):
+ * - latest: consistent read of the newest state (confirmed against the store);
+ * - any: whatever the cache has now;
+ * - notOlderThan: the cache's state once it has reached `revision`;
+ * - exact: the state as of `revision` exactly.
+ */
+export type ReadMode =
+  | { kind: 'latest' }
+  | { kind: 'any' }
+  | { kind: 'notOlderThan'; revision: Revision }
+  | { kind: 'exact'; revision: Revision };
+
+/** Which objects a list or watch wants. Selectors are parsed in the shard. */
+export interface Filter {
+  namespace?: string | undefined;
+  /** A single object (a `metadata.name=` field selector). */
+  name?: string | undefined;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+}
+
+export type WatchStart =
+  /** Synthetic ADDED events for the current state, then live events. */
+  | { kind: 'initial'; read: ReadMode }
+  /** Every event after `revision`. */
+  | { kind: 'from'; revision: Revision };
+
+export type ShardRequest =
+  | { op: 'get'; id: number; resource: string; key: string; read: ReadMode }
+  | {
+      op: 'list';
+      id: number;
+      resource: string;
+      read: ReadMode;
+      filter: Filter;
+      /** First key to include (a continue token's resume key). */
+      startKey?: string | undefined;
+      limit?: number | undefined;
+    }
+  | { op: 'create'; id: number; resource: string; key: string; value: Uint8Array }
+  | { op: 'update'; id: number; resource: string; key: string; value: Uint8Array; expectedRevision: Revision }
+  | { op: 'delete'; id: number; resource: string; key: string; expectedRevision?: Revision | undefined }
+  | {
+      op: 'watch';
+      watchId: number;
+      resource: string;
+      start: WatchStart;
+      filter: Filter;
+      encoding: string;
+      bookmarks: boolean;
+      initialEventsEnd: boolean;
+    }
+  | { op: 'unwatch'; watchId: number; resource: string }
+  | { op: 'bookmark'; resource?: string | undefined }
+  | { op: 'stats'; id: number };
+
+/** An object as returned to the main thread. */
+export interface ObjectBytes {
+  json: Uint8Array;
+  revision: Revision;
+}
+
+export interface ListReply {
+  /** The items' JSON joined with commas (ready to sit inside `"items":[...]`). */
+  items: Uint8Array;
+  count: number;
+  revision: Revision;
+  /** Key of the last item when more items follow. */
+  lastKey?: string | undefined;
+  remaining?: number | undefined;
+}
+
+export interface ShardStats {
+  resources: { groupResource: string; objects: number; watchers: number; revision: Revision; ready: boolean }[];
+  pendingRequests: number;
+}
+
+export type ReplyValue = ObjectBytes | { object: ObjectBytes | null; revision: Revision } | ListReply | ShardStats;
+
+export type ShardError = WireStorageError | { code: 'Internal' | 'BadRequest' | 'NotServed'; message: string };
+
+export type ShardMessage =
+  | { t: 'ok'; id: number; value: ReplyValue }
+  | { t: 'err'; id: number; error: ShardError }
+  /** Frames (concatenated) for watchers `ids`, current up to `revision`. */
+  | { t: 'frames'; ids: readonly number[]; frames: Uint8Array; revision: Revision }
+  /** Watchers ended by the shard. */
+  | { t: 'end'; ids: readonly number[]; error: ShardError };

@@ -1,0 +1,139 @@
+/**
+ * ShardRouter places resource types on shards and is the one door the main
+ * thread uses to reach storage: typed get/list/create/update/delete/watch
+ * calls, each forwarded to the shard that owns the resource.
+ *
+ * With the embedded backend it also runs the store host thread that owns the
+ * data directory, and connects every shard to it.
+ */
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import os from 'node:os';
+import { Piscina } from 'piscina';
+import type { Revision } from '../src/storage/interface.ts';
+import type { StoreConfig } from '../src/storage/config.ts';
+import type { StoreHostTask } from '../workers/store-host-worker.ts';
+import { shardFor } from './hash.ts';
+import { ShardHandle, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
+import type { ShardRuntimeOptions } from './shard-runtime.ts';
+import type { Filter, ListReply, ObjectBytes, ReadMode, ResourceSpec, ShardStats } from './protocol.ts';
+
+export const storeHostWorkerFile = new URL('../workers/store-host-worker.ts', import.meta.url).href;
+
+export interface ShardRouterOptions {
+  /** Number of shards (`--shards`); default the CPU count. */
+  shards?: number;
+  resources: ResourceSpec[];
+  store: StoreConfig;
+  runtime?: ShardRuntimeOptions;
+}
+
+export class ShardRouter {
+  readonly #shards: ShardHandle[];
+  readonly #placement = new Map<string, ShardHandle>();
+  readonly #storeHost: Piscina | null;
+
+  private constructor(shards: ShardHandle[], placement: Map<string, ShardHandle>, storeHost: Piscina | null) {
+    this.#shards = shards;
+    this.#placement = placement;
+    this.#storeHost = storeHost;
+  }
+
+  static async start(opts: ShardRouterOptions): Promise<ShardRouter> {
+    const count = Math.max(1, opts.shards ?? os.availableParallelism());
+    let storeHost: Piscina | null = null;
+    let connectStore: (() => Promise<MessagePort>) | undefined;
+    if (opts.store.backend === 'embedded') {
+      const host = new Piscina({
+        filename: storeHostWorkerFile,
+        minThreads: 1,
+        maxThreads: 1,
+        idleTimeout: Number.MAX_SAFE_INTEGER,
+        atomics: 'disabled',
+      });
+      storeHost = host;
+      await host.run({ kind: 'open', store: opts.store } satisfies StoreHostTask);
+      connectStore = async () => {
+        const ch = new MessageChannel();
+        await host.run({ kind: 'connect', port: ch.port1 } satisfies StoreHostTask, {
+          transferList: [ch.port1],
+        });
+        return ch.port2;
+      };
+    }
+    const bySlot: ResourceSpec[][] = Array.from({ length: count }, () => []);
+    for (const spec of opts.resources) bySlot[shardFor(spec.groupResource, count)]!.push(spec);
+    const shards = bySlot.map(
+      (resources, index) =>
+        new ShardHandle({ index, resources, store: opts.store, connectStore, runtime: opts.runtime ?? {} }),
+    );
+    const placement = new Map<string, ShardHandle>();
+    for (const shard of shards) {
+      for (const spec of bySlot[shard.index]!) placement.set(spec.groupResource, shard);
+    }
+    const router = new ShardRouter(shards, placement, storeHost);
+    try {
+      await Promise.all(shards.map((s) => s.start()));
+    } catch (err) {
+      await router.close();
+      throw err;
+    }
+    return router;
+  }
+
+  get shardCount(): number {
+    return this.#shards.length;
+  }
+
+  shard(index: number): ShardHandle {
+    return this.#shards[index]!;
+  }
+
+  shardOf(groupResource: string): ShardHandle {
+    const s = this.#placement.get(groupResource);
+    if (s === undefined) throw new Error(`no shard serves ${groupResource}`);
+    return s;
+  }
+
+  get(resource: string, key: string, read: ReadMode): Promise<{ object: ObjectBytes | null; revision: Revision }> {
+    return this.shardOf(resource).call({ op: 'get', resource, key, read });
+  }
+
+  list(
+    resource: string,
+    read: ReadMode,
+    filter: Filter,
+    page: { startKey?: string | undefined; limit?: number | undefined } = {},
+  ): Promise<ListReply> {
+    return this.shardOf(resource).call({ op: 'list', resource, read, filter, startKey: page.startKey, limit: page.limit });
+  }
+
+  create(resource: string, key: string, value: Uint8Array): Promise<ObjectBytes> {
+    return this.shardOf(resource).call({ op: 'create', resource, key, value });
+  }
+
+  update(resource: string, key: string, value: Uint8Array, expectedRevision: Revision): Promise<ObjectBytes> {
+    return this.shardOf(resource).call({ op: 'update', resource, key, value, expectedRevision });
+  }
+
+  delete(resource: string, key: string, expectedRevision?: Revision): Promise<ObjectBytes> {
+    return this.shardOf(resource).call({ op: 'delete', resource, key, expectedRevision });
+  }
+
+  watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {
+    return this.shardOf(req.resource).watch(req, sink);
+  }
+
+  async stats(): Promise<ShardStats[]> {
+    return Promise.all(this.#shards.map((s) => s.call<ShardStats>({ op: 'stats' })));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#shards.map((s) => s.close()));
+    if (this.#storeHost !== null) {
+      await this.#storeHost.run({ kind: 'close' } satisfies StoreHostTask).catch(() => undefined);
+      await this.#storeHost.destroy();
+    }
+  }
+}
+
+export type { Filter, ReadMode, ResourceSpec, WatchRequestBody, WatchSink };

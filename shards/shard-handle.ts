@@ -1,0 +1,241 @@
+/**
+ * ShardHandle is the main thread's side of one shard: a Piscina pool of one
+ * thread, and a MessageChannel carrying batched requests, replies and watch
+ * frames. It keeps each watcher's last revision so that, when the shard
+ * thread is restarted (or dies), every watcher resumes exactly after the last
+ * event it got, or ends with a clear 410 if that history is gone.
+ */
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { Revision } from '../src/storage/interface.ts';
+import type { StoreConfig } from '../src/storage/config.ts';
+import type { ShardRuntimeOptions } from './shard-runtime.ts';
+import type { ShardInitTask } from '../workers/shard-worker.ts';
+import { BatchedPort } from './batched-port.ts';
+import type { ReplyValue, ResourceSpec, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
+
+export const shardWorkerFile = new URL('../workers/shard-worker.ts', import.meta.url).href;
+
+/** Receives one watcher's output on the main thread. */
+export interface WatchSink {
+  /** Frames in the watcher's encoding, in order. */
+  onFrames(frames: Uint8Array, revision: Revision): void;
+  /** The watch ended (410 Compacted, store gone, bad selector, ...). Nothing follows. */
+  onEnd(error: ShardError): void;
+}
+
+export type WatchRequestBody = Omit<Extract<ShardRequest, { op: 'watch' }>, 'op' | 'watchId'>;
+
+export class ShardCallError extends Error {
+  constructor(readonly error: ShardError) {
+    super(error.message);
+  }
+}
+
+interface Watcher {
+  req: WatchRequestBody;
+  sink: WatchSink;
+  /** Revision the watcher is current up to; null until its first frames. */
+  lastRevision: Revision | null;
+}
+
+type RequestBody = Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' }>;
+type WithoutId<T> = T extends { id: number } ? Omit<T, 'id'> : never;
+
+export interface ShardHandleOptions {
+  index: number;
+  resources: ResourceSpec[];
+  store: StoreConfig;
+  /** For the embedded backend: makes a fresh port connected to the store host. */
+  connectStore?: (() => Promise<MessagePort>) | undefined;
+  runtime: ShardRuntimeOptions;
+  /** Called when the shard thread died unexpectedly and was restarted. */
+  onRestart?: ((index: number) => void) | undefined;
+}
+
+export class ShardHandle {
+  readonly index: number;
+  readonly #opts: ShardHandleOptions;
+  #pool: Piscina | null = null;
+  #port: BatchedPort<ShardRequest, ShardMessage> | null = null;
+  #pending = new Map<number, { resolve: (v: ReplyValue) => void; reject: (e: Error) => void }>();
+  #watchers = new Map<number, Watcher>();
+  #nextId = 1;
+  #starting: Promise<void> | null = null;
+  #closed = false;
+  /** Requests queued while the shard (re)starts. */
+  #backlog: ShardRequest[] = [];
+  restarts = 0;
+
+  constructor(opts: ShardHandleOptions) {
+    this.index = opts.index;
+    this.#opts = opts;
+  }
+
+  /** Starts the shard thread and waits until its caches are loaded. */
+  start(): Promise<void> {
+    this.#starting ??= this.#boot(undefined).finally(() => {
+      this.#starting = null;
+    });
+    return this.#starting;
+  }
+
+  async #boot(loadAt: Record<string, Revision> | undefined): Promise<void> {
+    const pool = new Piscina({
+      filename: shardWorkerFile,
+      minThreads: 1,
+      maxThreads: 1,
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      atomics: 'disabled',
+      concurrentTasksPerWorker: 4,
+    });
+    const channel = new MessageChannel();
+    const storePort = this.#opts.connectStore ? await this.#opts.connectStore() : undefined;
+    const task: ShardInitTask = {
+      kind: 'init',
+      shardIndex: this.index,
+      port: channel.port2,
+      resources: this.#opts.resources,
+      store: this.#opts.store,
+      storePort,
+      options: this.#opts.runtime,
+      loadAt,
+    };
+    const transfer: MessagePort[] = storePort ? [channel.port2, storePort] : [channel.port2];
+    const port = new BatchedPort<ShardRequest, ShardMessage>(channel.port1, (msgs) => this.#onMessages(msgs));
+    channel.port1.on('close', () => {
+      if (this.#port === port) this.#onShardLost();
+    });
+    this.#pool = pool;
+    await pool.run(task, { transferList: transfer });
+    this.#port = port;
+    // Watchers registered before or during the boot (re)attach now, then queued requests go out.
+    for (const [watchId, w] of this.#watchers) this.#sendWatch(watchId, w);
+    const backlog = this.#backlog;
+    this.#backlog = [];
+    for (const req of backlog) port.send(req);
+  }
+
+  #send(req: ShardRequest): void {
+    if (this.#port !== null) this.#port.send(req);
+    else this.#backlog.push(req);
+  }
+
+  #onMessages(msgs: ShardMessage[]): void {
+    for (const m of msgs) {
+      switch (m.t) {
+        case 'ok':
+        case 'err': {
+          const p = this.#pending.get(m.id);
+          if (p === undefined) break;
+          this.#pending.delete(m.id);
+          if (m.t === 'ok') p.resolve(m.value);
+          else p.reject(new ShardCallError(m.error));
+          break;
+        }
+        case 'frames':
+          for (const id of m.ids) {
+            const w = this.#watchers.get(id);
+            if (w === undefined) continue;
+            w.lastRevision = m.revision;
+            w.sink.onFrames(m.frames, m.revision);
+          }
+          break;
+        case 'end':
+          for (const id of m.ids) {
+            const w = this.#watchers.get(id);
+            if (w === undefined) continue;
+            this.#watchers.delete(id);
+            w.sink.onEnd(m.error);
+          }
+          break;
+      }
+    }
+  }
+
+  /** Sends a request to the shard and waits for its reply. */
+  call<T extends ReplyValue>(req: WithoutId<RequestBody>): Promise<T> {
+    if (this.#closed) return Promise.reject(new ShardCallError({ code: 'Unavailable', message: 'shard is closed' }));
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (v: ReplyValue) => void, reject });
+      this.#send({ ...req, id } as ShardRequest);
+    });
+  }
+
+  /** Starts a watch; frames go to `sink` until it ends or `close()` is called. */
+  watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {
+    const watchId = this.#nextId++;
+    const w: Watcher = { req, sink, lastRevision: null };
+    this.#watchers.set(watchId, w);
+    if (this.#port !== null) this.#sendWatch(watchId, w);
+    return {
+      id: watchId,
+      close: () => {
+        if (this.#watchers.delete(watchId)) this.#send({ op: 'unwatch', watchId, resource: req.resource });
+      },
+    };
+  }
+
+  #sendWatch(watchId: number, w: Watcher): void {
+    // A watcher that has seen events resumes right after them.
+    const start = w.lastRevision === null ? w.req.start : { kind: 'from' as const, revision: w.lastRevision };
+    const initialEventsEnd = w.lastRevision === null ? w.req.initialEventsEnd : false;
+    this.#port!.send({ ...w.req, start, initialEventsEnd, op: 'watch', watchId });
+  }
+
+  /** Asks the shard to send bookmarks now (tests, shutdown). */
+  bookmark(resource?: string): void {
+    this.#send({ op: 'bookmark', resource });
+  }
+
+  get watcherCount(): number {
+    return this.#watchers.size;
+  }
+
+  #onShardLost(): void {
+    if (this.#closed) return;
+    this.#port = null;
+    void this.restart().then(() => this.#opts.onRestart?.(this.index));
+  }
+
+  /**
+   * Replaces the shard thread. Requests in flight fail with Unavailable (the
+   * caller retries or reports 503); watchers resume from their last revision.
+   */
+  async restart(): Promise<void> {
+    this.restarts++;
+    const old = this.#pool;
+    const oldPort = this.#port;
+    this.#port = null;
+    this.#pool = null;
+    const err = new ShardCallError({ code: 'Unavailable', message: `shard ${this.index} restarted` });
+    for (const p of this.#pending.values()) p.reject(err);
+    this.#pending.clear();
+    oldPort?.close();
+    await old?.destroy();
+    const loadAt: Record<string, Revision> = {};
+    for (const w of this.#watchers.values()) {
+      if (w.lastRevision === null) continue;
+      const cur = loadAt[w.req.resource];
+      loadAt[w.req.resource] = cur === undefined ? w.lastRevision : Math.min(cur, w.lastRevision);
+    }
+    await this.#boot(loadAt);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const port = this.#port;
+    this.#port = null;
+    port?.close();
+    for (const p of this.#pending.values()) p.reject(new ShardCallError({ code: 'Unavailable', message: 'shard closed' }));
+    this.#pending.clear();
+    this.#watchers.clear();
+    const pool = this.#pool;
+    this.#pool = null;
+    if (pool !== null) {
+      await pool.run({ kind: 'stop' }).catch(() => undefined);
+      await pool.destroy();
+    }
+  }
+}

@@ -1,0 +1,476 @@
+/**
+ * ShardRuntime is a shard's whole behaviour, independent of the thread it
+ * runs in: it owns the watch caches of its resource types, keeps them fed
+ * from the store's watch, answers the main thread's batched requests, and
+ * streams watch frames back.
+ *
+ * Reads come from the cache. A consistent read first asks the store for its
+ * current revision and waits until the cache has caught up to it (asking the
+ * store's watch for a progress notification), as the original's
+ * consistent-reads-from-cache does. Reads the cache cannot serve (an exact
+ * revision older than its window) go to the store.
+ */
+import type { KeyValue, Revision, Store, StoreWatch } from '../src/storage/interface.ts';
+import {
+  CompactedError,
+  FutureRevisionError,
+  isStorageError,
+  storageErrorToWire,
+} from '../src/storage/errors.ts';
+import { WatchCache } from '../src/watchcache/watch-cache.ts';
+import { JsonObjectCodec } from '../src/watchcache/json-codec.ts';
+import { jsonFrames } from '../src/watchcache/json-frames.ts';
+import type { CachedObject } from '../src/watchcache/cached-object.ts';
+import type { FrameEncoder, WatchOutput } from '../src/watchcache/watchers.ts';
+import type { Predicate } from '../src/watchcache/predicate.ts';
+import { compileFilter } from '../src/watchcache/filter.ts';
+import { SelectorError } from '../src/selectors/index.ts';
+import { BatchedPort, concatOwned, type PortLike } from './batched-port.ts';
+import type {
+  ListReply,
+  ObjectBytes,
+  ReadMode,
+  ReplyValue,
+  ResourceSpec,
+  ShardError,
+  ShardMessage,
+  ShardRequest,
+  ShardStats,
+} from './protocol.ts';
+
+export interface ShardRuntimeOptions {
+  /** Events younger than this stay in the window (the spec's 5 minutes). */
+  retentionMs?: number;
+  /** Hard bound on a window's events, whatever their age. */
+  maxWindowEvents?: number;
+  /** How long a read may wait for a revision the cache has not reached (then 504). */
+  tooLargeWaitMs?: number;
+  /** Interval of watch bookmarks. */
+  bookmarkIntervalMs?: number;
+  /** Page size when loading a resource from the store. */
+  loadPageSize?: number;
+  /**
+   * Per resource, load the cache as of this revision instead of the latest,
+   * so that watchers resuming after a shard restart find their next events in
+   * the window. Falls back to the latest state if the store compacted it.
+   */
+  loadAt?: Record<string, Revision> | undefined;
+}
+
+const COMMA = new Uint8Array([0x2c]);
+
+class ResourceState {
+  cache: WatchCache;
+  watch: StoreWatch | null = null;
+  /** Loading or re-loading after an error; reads wait on it. */
+  loading: Promise<void> | null = null;
+  retryTimer: NodeJS.Timeout | null = null;
+  closed = false;
+  constructor(
+    readonly spec: ResourceSpec,
+    readonly codec: JsonObjectCodec,
+    cache: WatchCache,
+  ) {
+    this.cache = cache;
+  }
+}
+
+export class ShardRuntime {
+  readonly #store: Store;
+  readonly #port: BatchedPort<ShardMessage, ShardRequest>;
+  readonly #resources = new Map<string, ResourceState>();
+  readonly #opts: Required<Omit<ShardRuntimeOptions, 'loadAt'>>;
+  #loadAt: Record<string, Revision>;
+  readonly #encoders = new Map<string, FrameEncoder>([['json', jsonFrames]]);
+  readonly #timers: NodeJS.Timeout[] = [];
+  #pendingRequests = 0;
+  #closed = false;
+
+  constructor(store: Store, resources: readonly ResourceSpec[], port: PortLike, opts: ShardRuntimeOptions = {}) {
+    this.#store = store;
+    this.#opts = {
+      retentionMs: opts.retentionMs ?? 5 * 60_000,
+      maxWindowEvents: opts.maxWindowEvents ?? 100 * 1024,
+      tooLargeWaitMs: opts.tooLargeWaitMs ?? 3_000,
+      bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
+      loadPageSize: opts.loadPageSize ?? 10_000,
+    };
+    this.#loadAt = { ...(opts.loadAt ?? {}) };
+    this.#port = new BatchedPort<ShardMessage, ShardRequest>(port, (reqs) => {
+      for (const req of reqs) this.#handle(req);
+    });
+    const output = this.#output();
+    for (const spec of resources) {
+      const codec = new JsonObjectCodec(spec);
+      const cache = new WatchCache({
+        prefix: spec.prefix,
+        codec,
+        window: { minEvents: spec.cacheSize, maxEvents: this.#opts.maxWindowEvents, retentionMs: this.#opts.retentionMs },
+        encoders: this.#encoders,
+        output,
+      });
+      this.#resources.set(spec.groupResource, new ResourceState(spec, codec, cache));
+    }
+  }
+
+  #output(): WatchOutput {
+    return {
+      send: (ids, frames, revision) => {
+        const bytes = concatOwned(frames);
+        this.#port.send({ t: 'frames', ids, frames: bytes, revision }, [bytes.buffer as ArrayBuffer]);
+      },
+      close: (ids, error) => {
+        this.#port.send({ t: 'end', ids, error: toShardError(error) });
+      },
+    };
+  }
+
+  /** Loads every resource from the store and starts the watches; resolves when all caches are ready. */
+  async start(): Promise<void> {
+    await Promise.all([...this.#resources.values()].map((r) => this.#load(r)));
+    this.#timers.push(
+      setInterval(() => {
+        for (const r of this.#resources.values()) r.cache.bookmark();
+      }, this.#opts.bookmarkIntervalMs).unref(),
+      setInterval(() => {
+        for (const r of this.#resources.values()) r.cache.expire();
+      }, 10_000).unref(),
+    );
+  }
+
+  /** Lists the resource at one revision, page by page, then watches from that revision. */
+  #load(r: ResourceState): Promise<void> {
+    const run = async (): Promise<void> => {
+      r.watch?.close();
+      r.watch = null;
+      const prefix = r.spec.prefix;
+      const resumeAt = this.#loadAt[r.spec.groupResource];
+      delete this.#loadAt[r.spec.groupResource]; // only the first load resumes
+      let loaded: { kvs: KeyValue[]; revision: Revision };
+      try {
+        loaded = await this.#loadPages(prefix, resumeAt);
+      } catch (err) {
+        if (!(err instanceof CompactedError) || resumeAt === undefined) throw err;
+        loaded = await this.#loadPages(prefix, undefined);
+      }
+      const { kvs, revision } = loaded;
+      if (r.closed) return;
+      r.cache.reset(kvs, revision);
+      this.#watchFrom(r, revision);
+    };
+    const p = run().then(
+      () => {
+        if (r.loading === p) r.loading = null;
+      },
+      (err: unknown) => {
+        if (r.loading === p) r.loading = null;
+        this.#retryLater(r, err);
+      },
+    );
+    r.loading = p;
+    return p;
+  }
+
+  /** Reads a whole prefix at one revision (the latest when none is given), page by page. */
+  async #loadPages(prefix: string, at: Revision | undefined): Promise<{ kvs: KeyValue[]; revision: Revision }> {
+    const kvs: KeyValue[] = [];
+    let revision = at;
+    let startKey: string | undefined;
+    for (;;) {
+      const page = await this.#store.range(prefix, {
+        limit: this.#opts.loadPageSize,
+        ...(revision !== undefined ? { revision } : {}),
+        ...(startKey !== undefined ? { startKey } : {}),
+      });
+      revision = page.revision;
+      kvs.push(...page.kvs);
+      if (!page.more || page.kvs.length === 0) break;
+      startKey = page.kvs.at(-1)!.key + '\x00';
+    }
+    return { kvs, revision: revision! };
+  }
+
+  #watchFrom(r: ResourceState, after: Revision): void {
+    r.watch = this.#store.watch(r.spec.prefix, after, {
+      onEvents: (events) => r.cache.applyEvents(events),
+      onProgress: (revision) => r.cache.markProgress(revision),
+      onError: (err) => {
+        r.watch = null;
+        if (r.closed || this.#closed) return;
+        if (err instanceof CompactedError) {
+          // History we need is gone: rebuild; the reset ends current watchers with 410.
+          void this.#load(r);
+        } else {
+          this.#retryLater(r, err);
+        }
+      },
+    });
+  }
+
+  /** After a store failure, resume the watch from the cache's revision (or reload). */
+  #retryLater(r: ResourceState, _err: unknown): void {
+    if (r.closed || this.#closed || r.retryTimer !== null) return;
+    r.retryTimer = setTimeout(() => {
+      r.retryTimer = null;
+      if (r.cache.ready) this.#watchFrom(r, r.cache.revision);
+      else void this.#load(r);
+    }, 500);
+  }
+
+  #resource(groupResource: string): ResourceState {
+    const r = this.#resources.get(groupResource);
+    if (r === undefined) throw new NotServedError(groupResource);
+    return r;
+  }
+
+  #handle(req: ShardRequest): void {
+    switch (req.op) {
+      case 'watch':
+        void this.#startWatch(req);
+        return;
+      case 'unwatch':
+        this.#resources.get(req.resource)?.cache.unwatch(req.watchId);
+        return;
+      case 'bookmark':
+        for (const r of this.#resources.values()) {
+          if (req.resource === undefined || req.resource === r.spec.groupResource) r.cache.bookmark();
+        }
+        return;
+    }
+    const id = req.id;
+    this.#pendingRequests++;
+    this.#serve(req).then(
+      (value) => {
+        this.#pendingRequests--;
+        if (isList(value)) this.#port.send({ t: 'ok', id, value }, [value.items.buffer as ArrayBuffer]);
+        else this.#port.send({ t: 'ok', id, value });
+      },
+      (err: unknown) => {
+        this.#pendingRequests--;
+        this.#port.send({ t: 'err', id, error: toShardError(err) });
+      },
+    );
+  }
+
+  async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' }>): Promise<ReplyValue> {
+    switch (req.op) {
+      case 'stats':
+        return this.#stats();
+      case 'get': {
+        const r = this.#resource(req.resource);
+        const at = await this.#settle(r, req.read);
+        let obj: CachedObject | null;
+        if (at.fromStore) {
+          const { kv } = await this.#store.get(req.key, at.revision);
+          obj = kv === null ? null : r.codec.decode(kv.key, kv.value, kv.modRevision);
+        } else {
+          obj = r.cache.get(req.key, at.revision);
+        }
+        return { object: obj === null ? null : bytesOf(obj), revision: at.revision ?? r.cache.revision };
+      }
+      case 'list': {
+        const r = this.#resource(req.resource);
+        const predicate = compileFilter(req.filter);
+        const at = await this.#settle(r, req.read);
+        return at.fromStore
+          ? this.#listFromStore(r, predicate, at.revision!, req.startKey, req.limit)
+          : this.#listFromCache(r, predicate, at.revision, req.startKey, req.limit);
+      }
+      case 'create': {
+        const r = this.#resource(req.resource);
+        const kv = await this.#store.create(req.key, req.value);
+        return bytesOf(r.cache.decodeWritten(kv));
+      }
+      case 'update': {
+        const r = this.#resource(req.resource);
+        const kv = await this.#store.update(req.key, req.value, req.expectedRevision);
+        return bytesOf(r.cache.decodeWritten(kv));
+      }
+      case 'delete': {
+        const r = this.#resource(req.resource);
+        const res = await this.#store.delete(req.key, req.expectedRevision);
+        return bytesOf(r.codec.decode(res.prev.key, res.prev.value, res.revision));
+      }
+    }
+  }
+
+  /**
+   * Waits until the cache can answer a read in `mode`. Returns the exact
+   * revision to read at (undefined: the cache's latest), and whether the
+   * store must answer because the revision is older than the cache's window.
+   */
+  async #settle(r: ResourceState, mode: ReadMode): Promise<{ revision: Revision | undefined; fromStore: boolean }> {
+    if (r.loading !== null) await r.loading;
+    if (!r.cache.ready) await r.cache.waitFor(0, this.#opts.tooLargeWaitMs);
+    switch (mode.kind) {
+      case 'any':
+        return { revision: undefined, fromStore: false };
+      case 'latest': {
+        const current = await this.#store.currentRevision();
+        if (r.cache.revision < current) {
+          r.watch?.requestProgress();
+          try {
+            await r.cache.waitFor(current, this.#opts.tooLargeWaitMs);
+          } catch (err) {
+            if (!(err instanceof FutureRevisionError)) throw err;
+            // The cache lags (store trouble): answer from the store itself.
+            return { revision: current, fromStore: true };
+          }
+        }
+        return { revision: undefined, fromStore: false };
+      }
+      case 'notOlderThan':
+        await this.#reach(r, mode.revision);
+        return { revision: undefined, fromStore: false };
+      case 'exact':
+        if (mode.revision < r.cache.oldestRevision) return { revision: mode.revision, fromStore: true };
+        await this.#reach(r, mode.revision);
+        return { revision: mode.revision, fromStore: false };
+    }
+  }
+
+  /** Waits briefly for the cache to reach `revision`; FutureRevisionError (504) if it does not. */
+  async #reach(r: ResourceState, revision: Revision): Promise<void> {
+    if (r.cache.revision >= revision) return;
+    r.watch?.requestProgress();
+    await r.cache.waitFor(revision, this.#opts.tooLargeWaitMs);
+  }
+
+  #listFromCache(
+    r: ResourceState,
+    predicate: Predicate,
+    revision: Revision | undefined,
+    startKey: string | undefined,
+    limit: number | undefined,
+  ): ListReply {
+    const res = r.cache.list({
+      keyPrefix: keyPrefixFor(r.spec, predicate),
+      ...(revision !== undefined ? { revision } : {}),
+      ...(startKey !== undefined ? { startKey } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+      predicate,
+    });
+    return {
+      items: concatOwned(res.items.map((o) => o.json), COMMA),
+      count: res.items.length,
+      revision: res.revision,
+      lastKey: res.lastKey,
+      remaining: res.remaining,
+    };
+  }
+
+  /** Lists from the store at an exact revision the cache no longer holds (410 if compacted there too). */
+  async #listFromStore(
+    r: ResourceState,
+    predicate: Predicate,
+    revision: Revision,
+    startKey: string | undefined,
+    limit: number | undefined,
+  ): Promise<ListReply> {
+    const keyPrefix = keyPrefixFor(r.spec, predicate);
+    const want = limit !== undefined && limit > 0 ? limit : Infinity;
+    const items: CachedObject[] = [];
+    let from = startKey;
+    let lastKey: string | undefined;
+    let remaining: number | undefined;
+    for (;;) {
+      const page = await this.#store.range(keyPrefix, {
+        revision,
+        limit: Math.min(want === Infinity ? this.#opts.loadPageSize : want + 1, this.#opts.loadPageSize),
+        ...(from !== undefined ? { startKey: from } : {}),
+      });
+      let stopped = false;
+      for (let i = 0; i < page.kvs.length; i++) {
+        const kv = page.kvs[i]!;
+        const obj = r.codec.decode(kv.key, kv.value, kv.modRevision);
+        if (!predicate.matches(obj)) continue;
+        if (items.length >= want) {
+          lastKey = items.at(-1)!.key;
+          if (predicate.scopeOnly) remaining = page.count - i;
+          stopped = true;
+          break;
+        }
+        items.push(obj);
+      }
+      if (stopped || !page.more || page.kvs.length === 0) break;
+      from = page.kvs.at(-1)!.key + '\x00';
+    }
+    return { items: concatOwned(items.map((o) => o.json), COMMA), count: items.length, revision, lastKey, remaining };
+  }
+
+  async #startWatch(req: Extract<ShardRequest, { op: 'watch' }>): Promise<void> {
+    try {
+      const r = this.#resource(req.resource);
+      const predicate = compileFilter(req.filter);
+      let startRevision: Revision | null;
+      if (req.start.kind === 'initial') {
+        await this.#settle(r, req.start.read);
+        startRevision = null;
+      } else {
+        if (r.loading !== null) await r.loading;
+        startRevision = req.start.revision;
+      }
+      r.cache.watch({
+        id: req.watchId,
+        startRevision,
+        predicate,
+        encoding: req.encoding,
+        bookmarks: req.bookmarks,
+        initialEventsEnd: req.initialEventsEnd,
+      });
+    } catch (err) {
+      this.#port.send({ t: 'end', ids: [req.watchId], error: toShardError(err) });
+    }
+  }
+
+  #stats(): ShardStats {
+    return {
+      resources: [...this.#resources.values()].map((r) => ({
+        groupResource: r.spec.groupResource,
+        objects: r.cache.size,
+        watchers: r.cache.watcherCount,
+        revision: r.cache.revision,
+        ready: r.cache.ready,
+      })),
+      pendingRequests: this.#pendingRequests,
+    };
+  }
+
+  /** Stops watches and timers; the store is closed by whoever opened it. */
+  close(): void {
+    this.#closed = true;
+    for (const t of this.#timers) clearInterval(t);
+    for (const r of this.#resources.values()) {
+      r.closed = true;
+      r.watch?.close();
+      if (r.retryTimer !== null) clearTimeout(r.retryTimer);
+    }
+    this.#port.close();
+  }
+}
+
+class NotServedError extends Error {
+  constructor(readonly groupResource: string) {
+    super(`resource ${groupResource} is not served by this shard`);
+  }
+}
+
+function keyPrefixFor(spec: ResourceSpec, predicate: Predicate): string {
+  if (!spec.namespaced || predicate.namespace === undefined) return spec.prefix;
+  return `${spec.prefix}${predicate.namespace}/`;
+}
+
+function bytesOf(obj: CachedObject): ObjectBytes {
+  return { json: obj.json, revision: obj.revision };
+}
+
+function isList(v: ReplyValue): v is ListReply {
+  return 'items' in v;
+}
+
+export function toShardError(err: unknown): ShardError {
+  if (isStorageError(err)) return storageErrorToWire(err);
+  if (err instanceof SelectorError) return { code: 'BadRequest', message: err.message };
+  if (err instanceof NotServedError) return { code: 'NotServed', message: err.message };
+  return { code: 'Internal', message: err instanceof Error ? err.message : String(err) };
+}

@@ -1,0 +1,104 @@
+/**
+ * StoreServer serves one Store to other threads, one MessagePort per client.
+ * The embedded store can have only one owner (it holds the data directory's
+ * lock and its in-memory state), so shards reach it through this.
+ */
+import type { Store, StoreWatch } from '../interface.ts';
+import { isStorageError, storageErrorToWire, type WireStorageError } from '../errors.ts';
+import { BatchedPort, type PortLike } from '../../../shards/batched-port.ts';
+import type { OkValue, StoreCall, StoreReply } from './protocol.ts';
+
+function toWire(err: unknown): WireStorageError | { code: 'Internal'; message: string } {
+  if (isStorageError(err)) return storageErrorToWire(err);
+  return { code: 'Internal', message: err instanceof Error ? err.message : String(err) };
+}
+
+export class StoreServer {
+  readonly #store: Store;
+  readonly #connections = new Set<() => void>();
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** Serves the store on `port` until it closes. */
+  connect(port: PortLike): void {
+    const watches = new Map<number, StoreWatch>();
+    const out: BatchedPort<StoreReply, StoreCall> = new BatchedPort<StoreReply, StoreCall>(port, (calls) => {
+      for (const call of calls) this.#handle(call, out, watches);
+    });
+    const closeAll = (): void => {
+      for (const w of watches.values()) w.close();
+      watches.clear();
+    };
+    this.#connections.add(closeAll);
+    port.on('close', () => {
+      closeAll();
+      this.#connections.delete(closeAll);
+    });
+  }
+
+  #handle(call: StoreCall, out: BatchedPort<StoreReply, StoreCall>, watches: Map<number, StoreWatch>): void {
+    const s = this.#store;
+    switch (call.op) {
+      case 'watch': {
+        const wid = call.wid;
+        const w = s.watch(call.prefix, call.after, {
+          onEvents: (events) => out.send({ t: 'events', wid, events }),
+          onProgress: (revision) => out.send({ t: 'progress', wid, revision }),
+          onError: (error) => {
+            watches.delete(wid);
+            out.send({ t: 'werr', wid, error: toWire(error) });
+          },
+        });
+        watches.set(wid, w);
+        return;
+      }
+      case 'progress':
+        watches.get(call.wid)?.requestProgress();
+        return;
+      case 'unwatch':
+        watches.get(call.wid)?.close();
+        watches.delete(call.wid);
+        return;
+    }
+    const id = call.id;
+    let p: Promise<OkValue>;
+    switch (call.op) {
+      case 'create':
+        p = s.create(call.key, call.value);
+        break;
+      case 'update':
+        p = s.update(call.key, call.value, call.expected);
+        break;
+      case 'delete':
+        p = s.delete(call.key, call.expected);
+        break;
+      case 'get':
+        p = s.get(call.key, call.revision);
+        break;
+      case 'range':
+        p = s.range(call.prefix, call.options);
+        break;
+      case 'currentRevision':
+        p = s.currentRevision();
+        break;
+      case 'compactedRevision':
+        p = s.compactedRevision();
+        break;
+      case 'compact':
+        p = s.compact(call.revision).then(() => null);
+        break;
+    }
+    p.then(
+      (value) => out.send({ t: 'ok', id, value }),
+      (err: unknown) => out.send({ t: 'err', id, error: toWire(err) }),
+    );
+  }
+
+  /** Ends every client's watches (the store itself is closed by its owner). */
+  close(): void {
+    for (const closeAll of this.#connections) closeAll();
+    this.#connections.clear();
+  }
+}

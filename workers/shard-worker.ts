@@ -1,0 +1,52 @@
+/**
+ * Thread entry of one shard, run by a Piscina pool of exactly one thread (so
+ * the shard's caches stay in one place) with Atomics waiting disabled (the
+ * thread holds store watches and streams between tasks).
+ *
+ * Task `init` builds the ShardRuntime and answers once its caches are loaded;
+ * from then on all traffic uses the MessagePort handed over in `init`.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { Store } from '../src/storage/interface.ts';
+import { openOwnedStore, type StoreConfig } from '../src/storage/config.ts';
+import { RemoteStore } from '../src/storage/remote/client.ts';
+import { ShardRuntime, type ShardRuntimeOptions } from '../shards/shard-runtime.ts';
+import type { ResourceSpec } from '../shards/protocol.ts';
+
+export interface ShardInitTask {
+  kind: 'init';
+  shardIndex: number;
+  port: MessagePort;
+  resources: ResourceSpec[];
+  store: StoreConfig;
+  /** For the embedded backend: a port to the store host thread. */
+  storePort?: MessagePort | undefined;
+  options: ShardRuntimeOptions;
+  /** Load these resources as of these revisions so resuming watchers find their events. */
+  loadAt?: Record<string, number> | undefined;
+}
+
+export interface ShardStopTask {
+  kind: 'stop';
+}
+
+let runtime: ShardRuntime | null = null;
+let store: Store | null = null;
+
+export default async function shardTask(task: ShardInitTask | ShardStopTask): Promise<{ ok: true }> {
+  if (task.kind === 'stop') {
+    runtime?.close();
+    await store?.close();
+    runtime = null;
+    store = null;
+    return { ok: true };
+  }
+  if (runtime !== null) throw new Error('shard already initialized');
+  store =
+    task.store.backend === 'embedded'
+      ? new RemoteStore(task.storePort!, 'embedded')
+      : await openOwnedStore(task.store);
+  runtime = new ShardRuntime(store, task.resources, task.port, { ...task.options, loadAt: task.loadAt });
+  await runtime.start();
+  return { ok: true };
+}

@@ -1,0 +1,37 @@
+/**
+ * Thread entry of the embedded store's host: the one thread that owns the
+ * data directory. Shards talk to it over MessagePorts (RemoteStore), so the
+ * main thread's HTTP work never delays a group commit.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { Store } from '../src/storage/interface.ts';
+import { openOwnedStore, type StoreConfig } from '../src/storage/config.ts';
+import { StoreServer } from '../src/storage/remote/server.ts';
+
+export type StoreHostTask =
+  | { kind: 'open'; store: StoreConfig }
+  | { kind: 'connect'; port: MessagePort }
+  | { kind: 'close' };
+
+let store: Store | null = null;
+let server: StoreServer | null = null;
+
+export default async function storeHostTask(task: StoreHostTask): Promise<{ ok: true }> {
+  switch (task.kind) {
+    case 'open':
+      if (store !== null) throw new Error('store already open');
+      store = await openOwnedStore(task.store);
+      server = new StoreServer(store);
+      return { ok: true };
+    case 'connect':
+      if (server === null) throw new Error('store is not open');
+      server.connect(task.port);
+      return { ok: true };
+    case 'close':
+      server?.close();
+      await store?.close();
+      server = null;
+      store = null;
+      return { ok: true };
+  }
+}
