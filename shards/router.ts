@@ -13,7 +13,7 @@ import type { Revision } from '../src/storage/interface.ts';
 import type { StoreConfig } from '../src/storage/config.ts';
 import type { StoreHostTask } from '../workers/store-host-worker.ts';
 import { shardFor } from './hash.ts';
-import { ShardHandle, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
+import { ShardHandle, tsEntryFile, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
 import type { ShardRuntimeOptions } from './shard-runtime.ts';
 import type { Filter, ListReply, ObjectBytes, ReadMode, ResourceSpec, ShardStats } from './protocol.ts';
 
@@ -44,7 +44,8 @@ export class ShardRouter {
     let connectStore: (() => Promise<MessagePort>) | undefined;
     if (opts.store.backend === 'embedded') {
       const host = new Piscina({
-        filename: storeHostWorkerFile,
+        filename: tsEntryFile,
+        workerData: { entry: storeHostWorkerFile },
         minThreads: 1,
         maxThreads: 1,
         idleTimeout: Number.MAX_SAFE_INTEGER,

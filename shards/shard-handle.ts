@@ -15,6 +15,8 @@ import { BatchedPort } from './batched-port.ts';
 import type { ReplyValue, ResourceSpec, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
 
 export const shardWorkerFile = new URL('../workers/shard-worker.ts', import.meta.url).href;
+/** Loads a TypeScript worker module inside a Piscina thread (see workers/ts-entry.mjs). */
+export const tsEntryFile = new URL('../workers/ts-entry.mjs', import.meta.url).href;
 
 /** Receives one watcher's output on the main thread. */
 export interface WatchSink {
@@ -82,7 +84,8 @@ export class ShardHandle {
 
   async #boot(loadAt: Record<string, Revision> | undefined): Promise<void> {
     const pool = new Piscina({
-      filename: shardWorkerFile,
+      filename: tsEntryFile,
+      workerData: { entry: shardWorkerFile },
       minThreads: 1,
       maxThreads: 1,
       idleTimeout: Number.MAX_SAFE_INTEGER,
