@@ -24,8 +24,8 @@ export interface WalStats {
 }
 
 export interface WalFaults {
-  /** Called before each WAL fdatasync; throwing simulates a failed write. For tests. */
-  beforeSync?: () => void;
+  /** Awaited before each WAL fdatasync; throwing simulates a failed sync, a slow promise a slow disk. For tests. */
+  beforeSync?: () => void | Promise<void>;
 }
 
 export class WalWriter {
@@ -106,7 +106,7 @@ export class WalWriter {
       const { bytesWritten } = await this.fh.write(buf.buf, written, buf.length - written, this.segmentBytes + written);
       written += bytesWritten;
     }
-    this.faults.beforeSync?.();
+    if (this.faults.beforeSync) await this.faults.beforeSync();
     await this.fh.datasync();
     this.stats.fsyncs++;
     this.stats.bytesWritten += written;
