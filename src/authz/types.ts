@@ -1,0 +1,33 @@
+/**
+ * Authorizer contract: attributes of a request in, a decision out. Modules
+ * form a union that stops at the first allow or deny; when none has an
+ * opinion the request is denied (403).
+ */
+import type { UserInfo } from '../server/context.ts';
+
+export interface AuthorizationAttributes {
+  readonly user: UserInfo;
+  readonly verb: string;
+  readonly isResourceRequest: boolean;
+  /** Non-resource requests: the request path. */
+  readonly path: string;
+  readonly namespace: string;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly name: string;
+}
+
+export type Decision = 'allow' | 'deny' | 'noOpinion';
+
+export interface AuthorizationResult {
+  readonly decision: Decision;
+  /** Why, for the 403 message and audit. */
+  readonly reason: string;
+}
+
+export interface Authorizer {
+  readonly name: string;
+  authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> | AuthorizationResult;
+}

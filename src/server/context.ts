@@ -1,0 +1,78 @@
+/**
+ * RequestContext carries one request through the filter chain. Filters share
+ * data only through its typed fields (request info, user, deadline), in the
+ * manner of the original's request context.
+ */
+import type { ApiRequest, ApiResponse } from './http.ts';
+
+/** What the request is about, parsed from its path, method and query (filters/with-request-info.ts). */
+export interface RequestInfo {
+  /** True for paths under /api/<v>/... and /apis/<g>/<v>/... naming a resource. */
+  readonly isResourceRequest: boolean;
+  readonly path: string;
+  /**
+   * API verb (get, list, watch, create, update, patch, delete,
+   * deletecollection, ...) for resource requests; the lower-case HTTP method
+   * for non-resource requests.
+   */
+  readonly verb: string;
+  /** 'api', 'apis' or '' (non-resource). */
+  readonly apiPrefix: string;
+  /** '' for the core group. */
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly namespace: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly name: string;
+  /** Path segments after the group/version, for handlers that need more. */
+  readonly parts: readonly string[];
+}
+
+export interface UserInfo {
+  readonly name: string;
+  readonly uid?: string | undefined;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>> | undefined;
+}
+
+export class RequestContext {
+  /** Set by with-request-info. */
+  info: RequestInfo | undefined;
+  /** Set by with-authentication. */
+  user: UserInfo | undefined;
+  /** Monotonic start time (performance.now()), for latency metrics and logs. */
+  readonly startedAt = performance.now();
+  /** Long-running requests (watch, exec, proxy) are exempt from the request timeout and in-flight limits. */
+  longRunning = false;
+  /** Epoch ms after which the request must be answered (with-timeout); undefined for long-running ones. */
+  deadline: number | undefined;
+  /** Aborted at the deadline or when the client goes away. */
+  readonly abort = new AbortController();
+  /** The HTTP status finally sent, for logs and metrics. */
+  status = 0;
+  /** Warnings to send as `Warning` headers (deprecations, ...). */
+  readonly warnings: string[] = [];
+
+  constructor(
+    readonly req: ApiRequest,
+    readonly res: ApiResponse,
+  ) {
+    req.signal.addEventListener('abort', () => this.abort.abort(req.signal.reason), { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+}
+
+/** A step of the filter chain; calls `next` to pass the request on. */
+export type Filter = (ctx: RequestContext, next: () => Promise<void>) => Promise<void>;
+
+/** Composes filters outside-in: the first filter runs first and wraps the rest. */
+export function composeFilters(filters: readonly Filter[], handler: (ctx: RequestContext) => Promise<void>): (ctx: RequestContext) => Promise<void> {
+  return filters.reduceRight<(ctx: RequestContext) => Promise<void>>(
+    (next, filter) => (ctx) => filter(ctx, () => next(ctx)),
+    handler,
+  );
+}

@@ -1,0 +1,60 @@
+/**
+ * The one request and response shape every front end (node:http2, uWS)
+ * produces, and every filter and handler consumes. Front ends copy what they
+ * need out of their native request before any await (uWS requests die with
+ * their callback), and stream responses with backpressure.
+ */
+
+export interface ApiRequest {
+  /** Upper-case HTTP method. */
+  readonly method: string;
+  /** The path as sent, percent-decoding left to the router (no query). */
+  readonly path: string;
+  /** The raw query string without `?`. */
+  readonly rawQuery: string;
+  readonly query: URLSearchParams;
+  /** A header's value, several values joined with ', ' (names are case-insensitive). */
+  header(name: string): string | undefined;
+  /** Every value of a repeatable header (e.g. Impersonate-Group), in order. */
+  headerValues(name: string): string[];
+  /** All header names, lower-case. */
+  headerNames(): string[];
+  readonly remoteAddress: string;
+  /** 'h2' or 'http/1.1'. */
+  readonly protocol: 'h2' | 'http/1.1';
+  /** Which front end took the request. */
+  readonly frontend: 'node' | 'uws';
+  /**
+   * The client certificate chain (DER, leaf first) when the TLS handshake
+   * carried one; undefined otherwise. Only the node front end can see it.
+   * Verification against the client CA is the authenticator's job.
+   */
+  readonly peerCertificates: readonly Uint8Array[] | undefined;
+  /** Reads the whole body, failing with a 413 Status past `limitBytes`. */
+  body(limitBytes: number): Promise<Uint8Array>;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+}
+
+export interface ApiResponse {
+  /** True once the client has gone away or the response has ended. */
+  readonly closed: boolean;
+  /** Sets status and headers; must come before the first write or end. */
+  writeHead(status: number, headers: Readonly<Record<string, string | string[]>>): void;
+  /**
+   * Writes a chunk of a streamed body. Returns false when the client is not
+   * keeping up: wait for `onDrain` before writing more.
+   */
+  write(chunk: Uint8Array): boolean;
+  /** Called once when the buffered output has drained after `write` returned false. */
+  onDrain(cb: () => void): void;
+  /** Called once when the client goes away or the response ends. */
+  onClose(cb: () => void): void;
+  /** Ends the response, optionally with a last chunk. */
+  end(chunk?: Uint8Array | string): void;
+  /** Bytes buffered and not yet sent (for bounded watch buffers). */
+  readonly bufferedBytes: number;
+}
+
+/** What the pipeline exposes to front ends. */
+export type RequestHandler = (req: ApiRequest, res: ApiResponse) => Promise<void>;
