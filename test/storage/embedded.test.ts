@@ -309,7 +309,7 @@ describe('embedded store', () => {
         },
       });
       const ok = await s.create('/f/ok', enc('ok'));
-      let watchError: Error | null = null;
+      let watchError = null as Error | null;
       s.watch('/f/', ok.modRevision, { onEvents() {}, onProgress() {}, onError: (e) => (watchError = e) });
       await new Promise((r) => setTimeout(r, 10));
       fail = true;
@@ -367,7 +367,7 @@ describe('embedded store', () => {
 
     it('ends watches with StoreClosedError on close and refuses use afterwards', async () => {
       const s = await openStore();
-      let err: Error | null = null;
+      let err = null as Error | null;
       s.watch('/x/', 0, { onEvents() {}, onProgress() {}, onError: (e) => (err = e) });
       const pending = s.create('/x/a', enc('a'));
       await s.close();
