@@ -239,16 +239,17 @@ export class EmbeddedStore implements Store {
   }
 
   watch(prefix: string, afterRevision: Revision, listener: WatchListener): StoreWatch {
-    if (this.closing !== null) {
-      setImmediate(() => listener.onError(new StoreClosedError()));
-      return { requestProgress() {}, close() {} };
-    }
-    if (this.committer.failure !== null) {
-      const failure = this.committer.failure;
-      setImmediate(() => listener.onError(failure));
-      return { requestProgress() {}, close() {} };
-    }
-    return this.hub.watch(prefix, afterRevision, listener);
+    const refusal = this.closing !== null ? new StoreClosedError() : this.committer.failure;
+    if (refusal === null) return this.hub.watch(prefix, afterRevision, listener);
+    // A watch that only reports why it cannot run, asynchronously, unless closed first.
+    let closed = false;
+    setImmediate(() => closed || listener.onError(refusal));
+    return {
+      requestProgress() {},
+      close() {
+        closed = true;
+      },
+    };
   }
 
   async currentRevision(): Promise<Revision> {
