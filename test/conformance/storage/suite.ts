@@ -171,7 +171,7 @@ export function runStoreConformance(backendName: string, open: () => Promise<Ope
         await store.create('/f/a', enc('1'));
         const before = await store.currentRevision();
         await rejectsWith(store.create('/f/a', enc('2')), AlreadyExistsError);
-        await rejectsWith(store.update('/f/a', enc('2'), 1), ConflictError);
+        await rejectsWith(store.update('/f/a', enc('2'), before + 1000), ConflictError);
         await rejectsWith(store.delete('/f/missing'), NotFoundError);
         // Each backend's store is the only writer during a case, so the
         // counter must not have moved.
