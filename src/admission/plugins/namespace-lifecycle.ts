@@ -1,0 +1,44 @@
+/**
+ * NamespaceLifecycle: no new content in a namespace that does not exist or is
+ * being terminated, and the system namespaces cannot be deleted, as the
+ * original plugin does.
+ */
+import { errors, StatusError } from '../../endpoints/status.ts';
+import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
+
+export const IMMORTAL_NAMESPACES = ['default', 'orch-system', 'orch-public'] as const;
+
+export interface NamespaceLookup {
+  /** The namespace's phase, or undefined when it does not exist. */
+  phase(name: string): Promise<'Active' | 'Terminating' | undefined>;
+}
+
+export function namespaceLifecycle(namespaces: NamespaceLookup): AdmissionPlugin {
+  return {
+    name: 'NamespaceLifecycle',
+    async validate(attrs: AdmissionAttributes): Promise<void> {
+      const rt = attrs.resourceType;
+      if (rt.group === '' && rt.resource === 'namespaces') {
+        if (attrs.operation === 'DELETE' && (IMMORTAL_NAMESPACES as readonly string[]).includes(attrs.name)) {
+          throw new StatusError(403, 'Forbidden', `namespaces "${attrs.name}" is forbidden: this namespace may not be deleted`, {
+            name: attrs.name,
+            kind: 'namespaces',
+          });
+        }
+        return;
+      }
+      if (!rt.namespaced || attrs.namespace === '') return;
+      if (attrs.operation !== 'CREATE') return; // updates and deletes of existing content proceed
+      const phase = await namespaces.phase(attrs.namespace);
+      if (phase === undefined) throw errors.notFound('', 'namespaces', attrs.namespace);
+      if (phase === 'Terminating') {
+        throw new StatusError(
+          403,
+          'Forbidden',
+          `${rt.group === '' ? rt.resource : `${rt.resource}.${rt.group}`} "${attrs.name}" is forbidden: unable to create new content in namespace ${attrs.namespace} because it is being terminated`,
+          { name: attrs.name, group: rt.group, kind: rt.resource, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${attrs.namespace} is being terminated`, field: 'metadata.namespace' }] },
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * Serves resource requests (/api/v1/..., /apis/<g>/<v>/...): picks the
+ * resource type from the request info and runs the verb against the generic
+ * store. Query parameters are checked here, before any effect.
+ */
+import type { RequestContext, RequestInfo } from '../server/context.ts';
+import type { ResourceRegistry } from '../registry/registry.ts';
+import type { ResourceType } from '../registry/resource-type.ts';
+import type { DeleteOptions, GenericStore, WriteOptions } from '../registry/generic-store.ts';
+import type { Filter } from '../../shards/protocol.ts';
+import { compileFilter } from '../watchcache/filter.ts';
+import { SelectorError } from '../selectors/index.ts';
+import { isPlainObject, type KObject } from '../registry/object.ts';
+import { readJsonObject, readObject } from './body.ts';
+import { ContinueTokens } from './continue-token.ts';
+import { planGet, planList } from './read-options.ts';
+import { listBody, writeBytes } from './respond.ts';
+import { errors, StatusError } from './status.ts';
+import { parseBool, serveWatch, type WatchLimits } from './watch-handler.ts';
+import { getScale, updateScale } from './scale.ts';
+
+export interface ResourceHandlerDeps {
+  registry: ResourceRegistry;
+  store: GenericStore;
+  continueTokens: ContinueTokens;
+  watch: WatchLimits;
+}
+
+const encoder = new TextEncoder();
+
+export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestContext) => Promise<void> {
+  const { registry, store } = deps;
+  return async (ctx) => {
+    const info = ctx.info!;
+    const rt = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+    if (rt === undefined) throw errors.notFoundMessage();
+    if (rt.deprecationWarning !== undefined) ctx.warnings.push(rt.deprecationWarning);
+    if (info.subresource !== '') return serveSubresource(ctx, deps, rt, info);
+    if (!rt.namespaced && info.namespace !== '' && !(rt.group === '' && rt.resource === 'namespaces')) {
+      throw errors.notFoundMessage();
+    }
+    if (!(rt.verbs as readonly string[]).includes(info.verb)) throw errors.methodNotAllowed(info.verb);
+    switch (info.verb) {
+      case 'get': {
+        const obj = await store.get(rt, info.namespace, info.name, planGet(ctx.req.query));
+        return writeBytes(ctx, 200, obj.json);
+      }
+      case 'list':
+        return serveList(ctx, deps, rt, info);
+      case 'watch':
+        return serveWatch(ctx, store.router, rt, filterFor(ctx, rt, info), deps.watch);
+      case 'create': {
+        if (info.name !== '') throw errors.methodNotAllowed('create');
+        const body = await readObject(ctx);
+        const res = await store.create(rt, info.namespace, body, writeOptions(ctx));
+        return writeBytes(ctx, res.status, res.body);
+      }
+      case 'update': {
+        const body = await readObject(ctx);
+        const res = await store.update(rt, info.namespace, info.name, body, writeOptions(ctx));
+        return writeBytes(ctx, res.status, res.body);
+      }
+      case 'delete': {
+        const res = await store.delete(rt, info.namespace, info.name, await deleteOptions(ctx));
+        return writeBytes(ctx, res.status, res.body);
+      }
+      case 'deletecollection': {
+        const filter = filterFor(ctx, rt, info);
+        const deleted = await store.deleteCollection(rt, info.namespace, filter, await deleteOptions(ctx));
+        const items = joinItems(deleted);
+        const revision = '';
+        return writeBytes(ctx, 200, listBody(rt, { items, count: deleted.length, revision: 0 }, { resourceVersion: revision }));
+      }
+      case 'patch':
+        throw errors.unsupportedMediaType(ctx.req.header('content-type') ?? '', []);
+      default:
+        throw errors.methodNotAllowed(info.verb);
+    }
+  };
+}
+
+async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: ResourceType, info: RequestInfo): Promise<void> {
+  const plan = planList(ctx.req.query, deps.continueTokens);
+  const filter = filterFor(ctx, rt, info);
+  const startKey = plan.resume ? rt.keyPrefix + plan.resume.start : undefined;
+  const reply = await deps.store.list(rt, plan.read, filter, { startKey, limit: plan.limit });
+  let cont: string | undefined;
+  if (reply.lastKey !== undefined) {
+    cont = deps.continueTokens.encode({ revision: reply.revision, start: reply.lastKey.slice(rt.keyPrefix.length) + '\x00' });
+  }
+  writeBytes(ctx, 200, listBody(rt, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount: reply.remaining }));
+}
+
+/** The list/watch filter of a request; selector syntax errors are 400 before anything starts. */
+function filterFor(ctx: RequestContext, rt: ResourceType, info: RequestInfo): Filter {
+  const q = ctx.req.query;
+  const filter: Filter = {
+    namespace: rt.namespaced && info.namespace !== '' ? info.namespace : undefined,
+    labelSelector: q.get('labelSelector') ?? undefined,
+    fieldSelector: q.get('fieldSelector') ?? undefined,
+  };
+  if (info.name !== '' && info.verb === 'watch') filter.name = info.name;
+  try {
+    compileFilter(filter);
+  } catch (err) {
+    if (err instanceof SelectorError) throw errors.badRequest(err.message);
+    throw err;
+  }
+  return filter;
+}
+
+function dryRunOf(ctx: RequestContext): boolean {
+  const values = ctx.req.query.getAll('dryRun');
+  for (const v of values) {
+    if (v !== 'All' && v !== '') throw errors.badRequest(`dryRun: Unsupported value: ${JSON.stringify(v)}: supported values: "All"`);
+  }
+  return values.includes('All');
+}
+
+function writeOptions(ctx: RequestContext): WriteOptions {
+  const fieldManager = ctx.req.query.get('fieldManager') ?? undefined;
+  if (fieldManager !== undefined && (fieldManager.length > 128 || /[^\x20-\x7e]/.test(fieldManager))) {
+    throw errors.badRequest('fieldManager: Invalid value: must be printable and at most 128 characters');
+  }
+  return { user: ctx.user, dryRun: dryRunOf(ctx), fieldManager };
+}
+
+async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
+  const q = ctx.req.query;
+  const body = (await readJsonObject(ctx, { required: false })) ?? {};
+  const opts: DeleteOptions = { ...writeOptions(ctx) };
+  const grace = body['gracePeriodSeconds'] ?? (q.get('gracePeriodSeconds') !== null ? Number(q.get('gracePeriodSeconds')) : undefined);
+  if (grace !== undefined && grace !== null) {
+    if (typeof grace !== 'number' || !Number.isInteger(grace)) throw errors.badRequest('gracePeriodSeconds: must be an integer');
+    opts.gracePeriodSeconds = Math.max(0, grace);
+  }
+  const policy = body['propagationPolicy'] ?? q.get('propagationPolicy') ?? undefined;
+  if (policy !== undefined && policy !== null) {
+    if (policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
+      throw errors.badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
+    }
+    opts.propagationPolicy = policy;
+  }
+  const orphan = body['orphanDependents'] ?? (q.get('orphanDependents') !== null ? parseBool(q.get('orphanDependents'), 'orphanDependents') : undefined);
+  if (typeof orphan === 'boolean') {
+    if (opts.propagationPolicy !== undefined) throw errors.badRequest('orphanDependents: Invalid value: orphanDependents and propagationPolicy cannot both be set');
+    opts.orphanDependents = orphan;
+  }
+  const pre = body['preconditions'];
+  if (isPlainObject(pre)) {
+    opts.preconditions = {
+      uid: typeof pre['uid'] === 'string' ? pre['uid'] : undefined,
+      resourceVersion: typeof pre['resourceVersion'] === 'string' ? pre['resourceVersion'] : undefined,
+    };
+  }
+  const dry = body['dryRun'];
+  if (Array.isArray(dry)) {
+    for (const v of dry) if (v !== 'All') throw errors.badRequest(`dryRun: Unsupported value: ${JSON.stringify(v)}: supported values: "All"`);
+    if (dry.includes('All')) opts.dryRun = true;
+  }
+  return opts;
+}
+
+async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, rt: ResourceType, info: RequestInfo): Promise<void> {
+  const sub = rt.subresources.find((s) => s.name === info.subresource);
+  if (sub === undefined || info.name === '') throw errors.notFoundMessage();
+  if (!(sub.verbs as readonly string[]).includes(info.verb)) throw errors.methodNotAllowed(info.verb);
+  const { store } = deps;
+  if (sub.name === 'scale') {
+    if (info.verb === 'get') return writeJson200(ctx, await getScale(store, rt, info.namespace, info.name, planGet(ctx.req.query)));
+    if (info.verb === 'update') return writeJson200(ctx, await updateScale(store, rt, info.namespace, info.name, await readObject(ctx), writeOptions(ctx)));
+    throw errors.unsupportedMediaType(ctx.req.header('content-type') ?? '', []);
+  }
+  switch (info.verb) {
+    case 'get': {
+      const obj = await store.get(rt, info.namespace, info.name, planGet(ctx.req.query));
+      return writeBytes(ctx, 200, obj.json);
+    }
+    case 'update': {
+      const body = await readObject(ctx);
+      const res = await store.update(rt, info.namespace, info.name, body, writeOptions(ctx), sub.name);
+      return writeBytes(ctx, res.status, res.body);
+    }
+    default:
+      throw errors.unsupportedMediaType(ctx.req.header('content-type') ?? '', []);
+  }
+}
+
+function writeJson200(ctx: RequestContext, value: KObject): void {
+  writeBytes(ctx, 200, encoder.encode(JSON.stringify(value)));
+}
+
+function joinItems(items: readonly Uint8Array[]): Uint8Array {
+  const total = items.reduce((n, b) => n + b.byteLength, 0) + Math.max(0, items.length - 1);
+  const out = new Uint8Array(total);
+  let at = 0;
+  items.forEach((b, i) => {
+    if (i > 0) out[at++] = 0x2c;
+    out.set(b, at);
+    at += b.byteLength;
+  });
+  return out;
+}
+
+export { StatusError };

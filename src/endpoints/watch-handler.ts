@@ -1,0 +1,138 @@
+/**
+ * HTTP watch: a chunked stream of watch event documents fed by the shard's
+ * frames, which arrive already encoded (one encoding per event, shared by all
+ * watchers). A watcher that does not keep up is closed once its buffered
+ * output passes a bound, so it can never stall others or grow memory without
+ * limit; the client resumes from the last resourceVersion it saw.
+ */
+import type { RequestContext } from '../server/context.ts';
+import type { ResourceType } from '../registry/resource-type.ts';
+import type { ShardRouter } from '../../shards/router.ts';
+import type { Filter, ShardError, WatchStart } from '../../shards/protocol.ts';
+import { parseResourceVersion } from './read-options.ts';
+import { errors, StatusError } from './status.ts';
+import { statusFromShardError } from '../registry/generic-store.ts';
+import { ShardCallError } from '../../shards/shard-handle.ts';
+
+export interface WatchLimits {
+  /** `--min-request-timeout` in seconds; a watch without timeoutSeconds lasts a random time in [min, 2*min). */
+  minRequestTimeoutSeconds: number;
+  /** Buffered bytes after which a slow watcher is closed. */
+  maxBufferedBytes: number;
+}
+
+const encoder = new TextEncoder();
+
+export function parseBool(value: string | null, param: string): boolean {
+  if (value === null || value === '') return false;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw errors.badRequest(`invalid ${param}: ${JSON.stringify(value)}: must be true or false`);
+}
+
+/** The watch start for a request, per the spec's watch table and streaming lists. */
+export function planWatch(query: URLSearchParams): { start: WatchStart; initialEventsEnd: boolean } {
+  const rv = query.get('resourceVersion') ?? '';
+  const match = query.get('resourceVersionMatch') ?? '';
+  const sendInitial = query.get('sendInitialEvents');
+  if (sendInitial !== null && sendInitial !== '') {
+    const wants = parseBool(sendInitial, 'sendInitialEvents');
+    if (match !== 'NotOlderThan') {
+      throw errors.badRequest('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    }
+    if (!parseBool(query.get('allowWatchBookmarks'), 'allowWatchBookmarks') && wants) {
+      throw errors.badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
+    }
+    if (!wants) {
+      if (rv === '') throw errors.badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
+      return { start: { kind: 'from', revision: parseResourceVersion(rv) }, initialEventsEnd: false };
+    }
+    if (rv === '') return { start: { kind: 'initial', read: { kind: 'latest' } }, initialEventsEnd: true };
+    const n = parseResourceVersion(rv);
+    return { start: { kind: 'initial', read: n === 0 ? { kind: 'any' } : { kind: 'notOlderThan', revision: n } }, initialEventsEnd: true };
+  }
+  if (match !== '') {
+    throw errors.badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  }
+  if (rv === '') return { start: { kind: 'initial', read: { kind: 'latest' } }, initialEventsEnd: false };
+  const n = parseResourceVersion(rv);
+  if (n === 0) return { start: { kind: 'initial', read: { kind: 'any' } }, initialEventsEnd: false };
+  return { start: { kind: 'from', revision: n }, initialEventsEnd: false };
+}
+
+function errorFrame(err: StatusError): Uint8Array {
+  return encoder.encode(`{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}\n`);
+}
+
+function shardErrorToStatus(rt: ResourceType, e: ShardError): StatusError {
+  const mapped = statusFromShardError(new ShardCallError(e), rt, '');
+  if (mapped instanceof StatusError) {
+    // A watch whose history is gone is 410 Gone, as the original words it.
+    if (e.code === 'Compacted') return errors.gone(`too old resource version: ${e.requestedRevision ?? ''} (${e.compactRevision ?? ''})`);
+    return mapped;
+  }
+  return errors.internal(e.message);
+}
+
+export async function serveWatch(
+  ctx: RequestContext,
+  router: ShardRouter,
+  rt: ResourceType,
+  filter: Filter,
+  limits: WatchLimits,
+): Promise<void> {
+  const q = ctx.req.query;
+  const { start, initialEventsEnd } = planWatch(q);
+  const bookmarks = parseBool(q.get('allowWatchBookmarks'), 'allowWatchBookmarks');
+  const timeoutParam = q.get('timeoutSeconds');
+  let timeoutSeconds: number;
+  if (timeoutParam !== null && timeoutParam !== '') {
+    if (!/^[0-9]+$/.test(timeoutParam)) throw errors.badRequest(`invalid timeoutSeconds: ${JSON.stringify(timeoutParam)}`);
+    timeoutSeconds = Number(timeoutParam);
+  } else {
+    const min = limits.minRequestTimeoutSeconds;
+    timeoutSeconds = min + Math.floor(Math.random() * min);
+  }
+
+  const res = ctx.res;
+  let headerSent = false;
+  const sendHeader = (): void => {
+    if (headerSent || res.closed) return;
+    headerSent = true;
+    ctx.status = 200;
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+  };
+
+  await new Promise<void>((resolve) => {
+    let done = false;
+    let handle: { close(): void } | null = null;
+    const finish = (last?: Uint8Array): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      handle?.close();
+      if (!res.closed) {
+        sendHeader();
+        res.end(last);
+      }
+      resolve();
+    };
+    const timer = setTimeout(() => finish(), timeoutSeconds * 1000);
+    res.onClose(() => finish());
+    handle = router.watch(
+      { resource: rt.storageResource, start, filter, encoding: 'json', bookmarks, initialEventsEnd },
+      {
+        onFrames: (frames) => {
+          if (done) return;
+          sendHeader();
+          res.write(frames);
+          if (res.bufferedBytes > limits.maxBufferedBytes) finish(); // too slow: the client resumes from its last version
+        },
+        // As the original: the stream is already 200, so the end is an ERROR event (410 Gone, ...).
+        onEnd: (e) => finish(errorFrame(shardErrorToStatus(rt, e))),
+      },
+    );
+    // The header goes out at once so that clients see the watch established.
+    sendHeader();
+  });
+}

@@ -1,0 +1,493 @@
+/**
+ * GenericStore: the one code path for create, get, list, update, delete and
+ * deletecollection of every stored resource type, in the manner of the
+ * original's registry/generic/registry/store.go. Type behaviour comes from
+ * the type's Strategy; storage and caching from the shards (via the router).
+ *
+ * Objects are serialized once, here, when they are written; what the shard
+ * returns (the stored bytes with their resourceVersion spliced in) is what
+ * the client receives.
+ */
+import { randomUUID, randomInt } from 'node:crypto';
+import type { ShardRouter } from '../../shards/router.ts';
+import { ShardCallError } from '../../shards/shard-handle.ts';
+import type { Filter, ListReply, ObjectBytes, ReadMode } from '../../shards/protocol.ts';
+import { serializeForStorage } from '../watchcache/json-codec.ts';
+import { errors, StatusError } from '../endpoints/status.ts';
+import type { AdmissionChain, Operation } from '../admission/types.ts';
+import type { UserInfo } from '../server/context.ts';
+import type { ResourceType } from './resource-type.ts';
+import type { FieldError, StrategyContext } from './strategy.ts';
+import { cloneJson, isPlainObject, jsonEqual, nowRfc3339, type KObject } from './object.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
+
+export interface WriteOptions {
+  user: UserInfo | undefined;
+  dryRun: boolean;
+  fieldManager?: string | undefined;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  gracePeriodSeconds?: number | undefined;
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan' | undefined;
+  orphanDependents?: boolean | undefined;
+  preconditions?: { uid?: string | undefined; resourceVersion?: string | undefined } | undefined;
+}
+
+/** A write's answer: the HTTP status and the object's JSON bytes. */
+export interface WriteResult {
+  status: number;
+  body: Uint8Array;
+}
+
+const MAX_GENERATE_NAME_ATTEMPTS = 8;
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const MODIFIED_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again';
+
+export function objectKey(rt: ResourceType, namespace: string, name: string): string {
+  return rt.namespaced ? `${rt.keyPrefix}${namespace}/${name}` : `${rt.keyPrefix}${name}`;
+}
+
+export function parseObject(bytes: Uint8Array): KObject {
+  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as KObject;
+}
+
+/** Maps a shard/storage error onto the Status a client sees. */
+export function statusFromShardError(err: unknown, rt: ResourceType, name: string): unknown {
+  if (!(err instanceof ShardCallError)) return err;
+  const e = err.error;
+  switch (e.code) {
+    case 'NotFound':
+      return errors.notFound(rt.group, rt.resource, name);
+    case 'AlreadyExists':
+      return errors.alreadyExists(rt.group, rt.resource, name);
+    case 'Conflict':
+      return errors.conflict(rt.group, rt.resource, name, MODIFIED_MESSAGE);
+    case 'Compacted':
+      return errors.gone(`too old resource version: ${e.requestedRevision ?? ''} (${e.compactRevision ?? ''})`);
+    case 'FutureRevision':
+      return errors.timeout(`Too large resource version: ${e.requestedRevision ?? ''}, current: ${e.currentRevision ?? ''}`, 1);
+    case 'BadRequest':
+      return errors.badRequest(e.message);
+    case 'Unavailable':
+    case 'Closed':
+      return errors.serviceUnavailable(`storage is unavailable: ${e.message}`);
+    default:
+      return errors.internal(e.message);
+  }
+}
+
+export class GenericStore {
+  readonly #router: ShardRouter;
+  readonly #admission: AdmissionChain;
+  readonly #now: () => Date;
+
+  constructor(router: ShardRouter, admission: AdmissionChain, now: () => Date = () => new Date()) {
+    this.#router = router;
+    this.#admission = admission;
+    this.#now = now;
+  }
+
+  get router(): ShardRouter {
+    return this.#router;
+  }
+
+  #ctx(opts: WriteOptions, subresource = ''): StrategyContext {
+    return { user: opts.user, now: nowRfc3339(this.#now()), dryRun: opts.dryRun, subresource };
+  }
+
+  async #call<T>(rt: ResourceType, name: string, p: Promise<T>): Promise<T> {
+    try {
+      return await p;
+    } catch (err) {
+      throw statusFromShardError(err, rt, name);
+    }
+  }
+
+  // ---- reads ----
+
+  /** Reads one object's bytes; 404 when absent. */
+  async get(rt: ResourceType, namespace: string, name: string, read: ReadMode): Promise<ObjectBytes> {
+    const res = await this.#call(rt, name, this.#router.get(rt.storageResource, objectKey(rt, namespace, name), read));
+    if (res.object === null) throw errors.notFound(rt.group, rt.resource, name);
+    return res.object;
+  }
+
+  /** Reads and parses one object, or null when absent. */
+  async getObject(rt: ResourceType, namespace: string, name: string, read: ReadMode = { kind: 'any' }): Promise<{ obj: KObject; revision: number } | null> {
+    const res = await this.#call(rt, name, this.#router.get(rt.storageResource, objectKey(rt, namespace, name), read));
+    if (res.object === null) return null;
+    return { obj: parseObject(res.object.json), revision: res.object.revision };
+  }
+
+  async list(rt: ResourceType, read: ReadMode, filter: Filter, page: { startKey?: string | undefined; limit?: number | undefined }): Promise<ListReply> {
+    return this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, page));
+  }
+
+  // ---- create ----
+
+  async create(rt: ResourceType, namespace: string, body: KObject, opts: WriteOptions): Promise<WriteResult> {
+    const ctx = this.#ctx(opts);
+    const obj = cloneJson(body);
+    this.#checkTypeMeta(rt, obj);
+    this.#bindNamespace(rt, obj, namespace);
+    const meta = obj.metadata;
+    // Fields only the server sets.
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = ctx.now;
+    if (rt.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    rt.strategy.prepareForCreate?.(obj, ctx);
+    const generate = (meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '';
+    if (generate) meta.name = generatedName(meta.generateName!);
+    this.#validate(rt, obj, [...validateObjectMeta(meta, rt), ...(rt.strategy.validate?.(obj, ctx) ?? [])]);
+    await this.#admit('CREATE', rt, obj, null, opts);
+    if (rt.virtual) {
+      if (!rt.strategy.answerCreate) throw errors.methodNotAllowed('create');
+      const answer = await rt.strategy.answerCreate(obj, ctx);
+      return { status: 201, body: new TextEncoder().encode(JSON.stringify(answer)) };
+    }
+    for (let attempt = 1; ; attempt++) {
+      const name = meta.name!;
+      if (opts.dryRun) {
+        const existing = await this.getObject(rt, namespace, name);
+        if (existing !== null) throw errors.alreadyExists(rt.group, rt.resource, name);
+        return { status: 201, body: serializeForStorage(obj) };
+      }
+      try {
+        const created = await this.#router.create(rt.storageResource, objectKey(rt, namespace, name), serializeForStorage(obj));
+        return { status: 201, body: created.json };
+      } catch (err) {
+        // A generated name may collide: draw another, as the original retries.
+        if (generate && err instanceof ShardCallError && err.error.code === 'AlreadyExists' && attempt < MAX_GENERATE_NAME_ATTEMPTS) {
+          meta.name = generatedName(meta.generateName!);
+          continue;
+        }
+        throw statusFromShardError(err, rt, name);
+      }
+    }
+  }
+
+  // ---- update ----
+
+  /**
+   * PUT: replaces the object (or its status, for the status subresource).
+   * A resourceVersion in the body is a precondition (409 on mismatch);
+   * without one the update is unconditional and retried on races.
+   */
+  async update(rt: ResourceType, namespace: string, name: string, body: KObject, opts: WriteOptions, subresource = ''): Promise<WriteResult> {
+    this.#checkTypeMeta(rt, body);
+    this.#bindNamespace(rt, body, namespace);
+    if (body.metadata.name !== undefined && body.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    body.metadata.name = name;
+    const precondition = body.metadata.resourceVersion;
+    if (precondition !== undefined && precondition !== '' && !/^[0-9]+$/.test(precondition)) {
+      throw errors.badRequest(`invalid resourceVersion: ${JSON.stringify(precondition)}`);
+    }
+    return this.guaranteedUpdate(rt, namespace, name, opts, subresource, (current) => {
+      if (current === null) {
+        if (!rt.allowCreateOnUpdate || subresource !== '') throw errors.notFound(rt.group, rt.resource, name);
+        return { create: cloneJson(body) };
+      }
+      if (precondition !== undefined && precondition !== '' && precondition !== current.metadata.resourceVersion) {
+        throw errors.conflict(rt.group, rt.resource, name, MODIFIED_MESSAGE);
+      }
+      return { update: cloneJson(body) };
+    });
+  }
+
+  /**
+   * The read-modify-write loop every update goes through: read the current
+   * object, let `decide` produce the new one, apply the strategy, validate,
+   * admit, then compare-and-swap on the read revision; on a race, read again.
+   */
+  async guaranteedUpdate(
+    rt: ResourceType,
+    namespace: string,
+    name: string,
+    opts: WriteOptions,
+    subresource: string,
+    decide: (current: KObject | null) => { update: KObject } | { create: KObject } | Promise<{ update: KObject } | { create: KObject }>,
+  ): Promise<WriteResult> {
+    const ctx = this.#ctx(opts, subresource);
+    let read: ReadMode = { kind: 'any' };
+    for (let attempt = 0; ; attempt++) {
+      const cur = await this.getObject(rt, namespace, name, read);
+      const decision = await decide(cur === null ? null : cloneJson(cur.obj));
+      if ('create' in decision) {
+        const created = await this.create(rt, namespace, { ...decision.create, metadata: { ...decision.create.metadata, name } }, opts);
+        return created;
+      }
+      const old = cur!.obj;
+      const obj = this.#prepareUpdate(rt, decision.update, old, ctx, subresource);
+      this.#validate(rt, obj, [
+        ...validateObjectMetaUpdate(obj.metadata, old.metadata, rt),
+        ...(rt.strategy.validateUpdate?.(obj, old, ctx) ?? []),
+      ]);
+      await this.#admit('UPDATE', rt, obj, old, opts, subresource);
+      const bytes = serializeForStorage(obj);
+      // The last finalizer of an object being deleted is gone: the object goes.
+      const finalize = old.metadata.deletionTimestamp && pendingFinalizers(rt, obj) === 0;
+      if (opts.dryRun) return { status: 200, body: bytes };
+      if (!finalize && sameStored(bytes, old)) {
+        // Nothing changed: no write, no new resourceVersion (as the original).
+        return { status: 200, body: (await this.get(rt, namespace, name, { kind: 'any' })).json };
+      }
+      try {
+        const key = objectKey(rt, namespace, name);
+        if (finalize) {
+          const deleted = await this.#router.delete(rt.storageResource, key, cur!.revision);
+          return { status: 200, body: deleted.json };
+        }
+        const updated = await this.#router.update(rt.storageResource, key, bytes, cur!.revision);
+        return { status: 200, body: updated.json };
+      } catch (err) {
+        if (err instanceof ShardCallError && (err.error.code === 'Conflict' || err.error.code === 'NotFound') && attempt < 16) {
+          read = { kind: 'latest' };
+          continue;
+        }
+        throw statusFromShardError(err, rt, name);
+      }
+    }
+  }
+
+  #prepareUpdate(rt: ResourceType, obj: KObject, old: KObject, ctx: StrategyContext, subresource: string): KObject {
+    let next: KObject;
+    if (subresource === 'finalize') {
+      // namespaces/finalize changes spec.finalizers only.
+      next = cloneJson(old);
+      const spec = isPlainObject(obj['spec']) ? obj['spec'] : {};
+      next['spec'] = { ...(isPlainObject(old['spec']) ? old['spec'] : {}), finalizers: Array.isArray(spec['finalizers']) ? spec['finalizers'] : [] };
+    } else if (subresource === 'status') {
+      // The status subresource changes status only.
+      next = cloneJson(old);
+      if (obj['status'] === undefined) delete next['status'];
+      else next['status'] = obj['status'];
+      next.metadata.resourceVersion = old.metadata.resourceVersion;
+    } else {
+      next = obj;
+      if (rt.hasStatus && subresource === '') {
+        // The main resource ignores status changes.
+        if (old['status'] === undefined) delete next['status'];
+        else next['status'] = old['status'];
+      }
+      const m = next.metadata;
+      const o = old.metadata;
+      // System fields cannot be changed by an update.
+      m.uid = o.uid;
+      m.creationTimestamp = o.creationTimestamp;
+      if (o.deletionTimestamp) m.deletionTimestamp = o.deletionTimestamp;
+      else delete m.deletionTimestamp;
+      if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+      else delete m.deletionGracePeriodSeconds;
+      if (rt.tracksGeneration) {
+        m.generation = (o.generation ?? 1) + (specChanged(next, old) ? 1 : 0);
+      } else {
+        delete m.generation;
+      }
+    }
+    rt.strategy.prepareForUpdate?.(next, old, ctx);
+    delete next.metadata.resourceVersion;
+    next.apiVersion = rt.apiVersion;
+    next.kind = rt.kind;
+    return next;
+  }
+
+  // ---- delete ----
+
+  async delete(rt: ResourceType, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
+    const ctx = this.#ctx(opts);
+    let read: ReadMode = { kind: 'any' };
+    for (let attempt = 0; ; attempt++) {
+      const cur = await this.getObject(rt, namespace, name, read);
+      if (cur === null) throw errors.notFound(rt.group, rt.resource, name);
+      const obj = cur.obj;
+      const pre = opts.preconditions;
+      if (pre?.uid !== undefined && pre.uid !== obj.metadata.uid) {
+        throw errors.conflict(rt.group, rt.resource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid ?? ''}`);
+      }
+      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== obj.metadata.resourceVersion) {
+        throw errors.conflict(rt.group, rt.resource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion ?? ''}`);
+      }
+      await this.#admit('DELETE', rt, null, obj, opts);
+      // Deletion that must wait: finalizers (after adding the propagation
+      // policy's), namespace spec finalizers, or a grace period (pods).
+      const next = cloneJson(obj);
+      applyPropagation(next, opts);
+      const grace = rt.strategy.gracePeriod?.(next, opts.gracePeriodSeconds) ?? 0;
+      const waits = pendingFinalizers(rt, next) > 0 || grace > 0;
+      if (waits) {
+        const m = next.metadata;
+        if (!m.deletionTimestamp) {
+          m.deletionTimestamp = nowRfc3339(new Date(this.#now().getTime() + grace * 1000));
+          m.deletionGracePeriodSeconds = grace;
+        } else if (grace > 0 && (m.deletionGracePeriodSeconds ?? Infinity) > grace) {
+          // A shorter grace period may shorten a pending graceful deletion.
+          m.deletionTimestamp = nowRfc3339(new Date(this.#now().getTime() + grace * 1000));
+          m.deletionGracePeriodSeconds = grace;
+        }
+        rt.strategy.prepareForDelete?.(next, ctx);
+        const bytes = serializeForStorage(next);
+        if (opts.dryRun) return { status: 200, body: bytes };
+        if (sameStored(bytes, obj)) return { status: 200, body: (await this.get(rt, namespace, name, { kind: 'any' })).json };
+        try {
+          const updated = await this.#router.update(rt.storageResource, objectKey(rt, namespace, name), bytes, cur.revision);
+          const status = opts.propagationPolicy === 'Foreground' || opts.orphanDependents === false ? 202 : 200;
+          return { status, body: updated.json };
+        } catch (err) {
+          if (err instanceof ShardCallError && err.error.code === 'Conflict' && attempt < 16) {
+            read = { kind: 'latest' };
+            continue;
+          }
+          throw statusFromShardError(err, rt, name);
+        }
+      }
+      if (opts.dryRun) return { status: 200, body: successStatus(rt, obj) };
+      try {
+        const deleted = await this.#router.delete(rt.storageResource, objectKey(rt, namespace, name), cur.revision);
+        return { status: 200, body: rt.strategy.returnDeletedObject ? deleted.json : successStatus(rt, obj) };
+      } catch (err) {
+        if (err instanceof ShardCallError && err.error.code === 'Conflict' && attempt < 16) {
+          read = { kind: 'latest' };
+          continue;
+        }
+        throw statusFromShardError(err, rt, name);
+      }
+    }
+  }
+
+  /** Deletes every object a list selects; answers the list of what was deleted. */
+  async deleteCollection(rt: ResourceType, namespace: string, filter: Filter, opts: DeleteOptions): Promise<Uint8Array[]> {
+    const list = await this.list(rt, { kind: 'latest' }, { ...filter, namespace: rt.namespaced ? namespace || undefined : undefined }, {});
+    const items = list.count === 0 ? [] : (JSON.parse(`[${Buffer.from(list.items).toString('utf8')}]`) as KObject[]);
+    const out: Uint8Array[] = [];
+    for (const item of items) {
+      try {
+        const res = await this.delete(rt, item.metadata.namespace ?? '', item.metadata.name!, opts);
+        out.push(res.body);
+      } catch (err) {
+        // Gone meanwhile: that is what we wanted.
+        if (err instanceof StatusError && err.code === 404) continue;
+        throw err;
+      }
+    }
+    return out;
+  }
+
+  // ---- helpers ----
+
+  #checkTypeMeta(rt: ResourceType, obj: KObject): void {
+    if (!isPlainObject(obj)) throw errors.badRequest('the request body must be a JSON object');
+    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+    if (!isPlainObject(obj.metadata)) throw errors.badRequest('metadata must be an object');
+    if (obj.apiVersion !== undefined && obj.apiVersion !== rt.apiVersion) {
+      throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${rt.apiVersion})`);
+    }
+    if (obj.kind !== undefined && obj.kind !== rt.kind) {
+      throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${rt.kind})`);
+    }
+    obj.apiVersion = rt.apiVersion;
+    obj.kind = rt.kind;
+  }
+
+  #bindNamespace(rt: ResourceType, obj: KObject, namespace: string): void {
+    const meta = obj.metadata;
+    if (!rt.namespaced) {
+      delete meta.namespace;
+      return;
+    }
+    if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    meta.namespace = namespace;
+  }
+
+  #validate(rt: ResourceType, obj: KObject, errs: FieldError[]): void {
+    if (errs.length === 0) return;
+    throw errors.invalid(
+      rt.group,
+      rt.kind,
+      obj.metadata.name ?? obj.metadata.generateName ?? '',
+      errs.map((e) => ({ reason: e.type, message: e.message, field: e.field })),
+    );
+  }
+
+  async #admit(op: Operation, rt: ResourceType, obj: KObject | null, old: KObject | null, opts: WriteOptions, subresource = ''): Promise<void> {
+    const attrs = {
+      operation: op,
+      resourceType: rt,
+      subresource,
+      namespace: (obj ?? old)?.metadata.namespace ?? '',
+      name: (obj ?? old)?.metadata.name ?? '',
+      object: obj,
+      oldObject: old,
+      user: opts.user,
+      dryRun: opts.dryRun,
+    };
+    await this.#admission.admit(attrs);
+    await this.#admission.validate(attrs);
+  }
+}
+
+/** `prefix` plus five random characters from the original's alphabet. */
+export function generatedName(prefix: string): string {
+  const base = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += GENERATE_ALPHABET[randomInt(GENERATE_ALPHABET.length)];
+  return base + suffix;
+}
+
+/** Everything but metadata and status counts as spec for generation purposes. */
+function specChanged(a: KObject, b: KObject): boolean {
+  const strip = (o: KObject): Record<string, unknown> => {
+    const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
+    return rest;
+  };
+  return !jsonEqual(strip(a), strip(b));
+}
+
+/** Finalizers that hold an object being deleted (namespaces also wait on spec.finalizers). */
+export function pendingFinalizers(rt: ResourceType, obj: KObject): number {
+  let n = obj.metadata.finalizers?.length ?? 0;
+  if (rt.group === '' && rt.resource === 'namespaces') {
+    const spec = obj['spec'];
+    if (isPlainObject(spec) && Array.isArray(spec['finalizers'])) n += spec['finalizers'].length;
+  }
+  return n;
+}
+
+function applyPropagation(obj: KObject, opts: DeleteOptions): void {
+  const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : opts.orphanDependents === false ? 'Foreground' : undefined);
+  if (policy === undefined || policy === 'Background') return;
+  // Only objects that will really be deleted get the policy's finalizer
+  // when someone (the garbage collector) acts on it; we record it as the original does.
+  const finalizer = policy === 'Orphan' ? 'orphan' : 'foregroundDeletion';
+  const list = obj.metadata.finalizers ?? [];
+  if (!list.includes(finalizer)) obj.metadata.finalizers = [...list, finalizer];
+}
+
+/** True when `next` (as stored) equals `old` but for its resourceVersion: an update that changes nothing. */
+function sameStored(bytes: Uint8Array, old: KObject): boolean {
+  const next = parseObject(bytes);
+  const { resourceVersion: _a, ...nextMeta } = next.metadata;
+  const { resourceVersion: _b, ...oldMeta } = old.metadata;
+  return jsonEqual({ ...next, metadata: nextMeta }, { ...old, metadata: oldMeta });
+}
+
+function successStatus(rt: ResourceType, obj: KObject): Uint8Array {
+  return new TextEncoder().encode(
+    JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: obj.metadata.name, group: rt.group, kind: rt.resource, uid: obj.metadata.uid },
+    }),
+  );
+}
