@@ -1,0 +1,210 @@
+/**
+ * Command-line flags, spelled and defaulted as the original's
+ * (`--secure-port=6443`, `--request-timeout=1m0s`, ...), plus this server's
+ * own (`--uws-port`, `--data-dir`, `--shards`). Unknown flags and bad values
+ * stop the start with a clear message.
+ */
+import os from 'node:os';
+
+export interface ServerOptions {
+  securePort: number;
+  bindAddress: string;
+  uwsPort: number;
+  dataDir: string;
+  storageBackend: 'embedded' | 'etcd3';
+  etcdServers: string[];
+  etcdPrefix: string;
+  etcdCompactionIntervalMs: number;
+  shards: number;
+  watchCache: boolean;
+  defaultWatchCacheSize: number;
+  watchCacheSizes: Map<string, number>;
+  clientCaFile: string | undefined;
+  tokenAuthFile: string | undefined;
+  anonymousAuth: boolean;
+  authorizationMode: string[];
+  tlsCertFile: string | undefined;
+  tlsPrivateKeyFile: string | undefined;
+  serviceAccountKeyFiles: string[];
+  serviceAccountSigningKeyFile: string | undefined;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  requestTimeoutMs: number;
+  minRequestTimeoutSeconds: number;
+  http2MaxStreamsPerConnection: number;
+  shutdownDelayMs: number;
+  runtimeConfig: Map<string, boolean>;
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
+  logLevel: string;
+  /** Extra SANs for the generated serving certificate. */
+  tlsSanHosts: string[];
+}
+
+export class OptionsError extends Error {}
+
+/** Parses Go durations as the original prints them: `1m0s`, `30s`, `5m`, `1h`, `250ms`. */
+export function parseDuration(text: string): number {
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
+  if (text === '0') return 0;
+  const re = /([0-9]+(?:\.[0-9]+)?)(ms|us|µs|ns|h|m|s)/gy;
+  let total = 0;
+  let matched = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    total += Number(m[1]) * units[m[2]!]!;
+    matched = re.lastIndex;
+  }
+  if (matched !== text.length || text === '') throw new OptionsError(`invalid duration ${JSON.stringify(text)}`);
+  return total;
+}
+
+type Setter = (o: ServerOptions, value: string) => void;
+
+function int(name: string, min: number, max: number): (v: string) => number {
+  return (v) => {
+    if (!/^-?[0-9]+$/.test(v)) throw new OptionsError(`invalid value ${JSON.stringify(v)} for --${name}: must be an integer`);
+    const n = Number(v);
+    if (n < min || n > max) throw new OptionsError(`invalid value ${v} for --${name}: must be between ${min} and ${max}`);
+    return n;
+  };
+}
+
+function bool(name: string): (v: string) => boolean {
+  return (v) => {
+    if (v === 'true' || v === '') return true;
+    if (v === 'false') return false;
+    throw new OptionsError(`invalid value ${JSON.stringify(v)} for --${name}: must be true or false`);
+  };
+}
+
+const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = {
+  'secure-port': { set: (o, v) => (o.securePort = int('secure-port', 1, 65535)(v)), help: 'HTTPS port (HTTP/2 and HTTP/1.1) for all clients; cannot be 0' },
+  'bind-address': { set: (o, v) => (o.bindAddress = v), help: 'address to listen on' },
+  'uws-port': { set: (o, v) => (o.uwsPort = int('uws-port', 0, 65535)(v)), help: 'uWebSockets.js HTTPS port for token and anonymous clients (0 = off)' },
+  'data-dir': { set: (o, v) => (o.dataDir = v), help: 'directory for the embedded store and generated credentials' },
+  'storage-backend': {
+    set: (o, v) => {
+      if (v !== 'embedded' && v !== 'etcd3') throw new OptionsError(`invalid value ${JSON.stringify(v)} for --storage-backend: supported values: embedded, etcd3`);
+      o.storageBackend = v;
+    },
+    help: 'embedded (default) or etcd3',
+  },
+  'etcd-servers': { set: (o, v) => (o.etcdServers = list(v)), help: 'etcd client URLs, comma-separated' },
+  'etcd-prefix': { set: (o, v) => (o.etcdPrefix = v), help: 'key prefix in etcd' },
+  'etcd-compaction-interval': { set: (o, v) => (o.etcdCompactionIntervalMs = parseDuration(v)), help: 'interval of storage compaction (0 = never)' },
+  shards: { set: (o, v) => (o.shards = int('shards', 1, 256)(v)), help: 'number of watch-cache shards (default: CPU count)' },
+  'watch-cache': { set: (o, v) => (o.watchCache = bool('watch-cache')(v)), boolean: true, help: 'enable the watch cache' },
+  'default-watch-cache-size': { set: (o, v) => (o.defaultWatchCacheSize = int('default-watch-cache-size', 0, 1 << 24)(v)), help: 'minimum events kept per resource' },
+  'watch-cache-sizes': {
+    set: (o, v) => {
+      for (const item of list(v)) {
+        const [res, size] = item.split('#');
+        if (!res || size === undefined) throw new OptionsError(`invalid --watch-cache-sizes entry ${JSON.stringify(item)}: expected resource[.group]#size`);
+        o.watchCacheSizes.set(res, int('watch-cache-sizes', 0, 1 << 24)(size));
+      }
+    },
+    help: 'per-resource cache sizes: resource[.group]#size,...',
+  },
+  'client-ca-file': { set: (o, v) => (o.clientCaFile = v), help: 'CA bundle for client certificates' },
+  'token-auth-file': { set: (o, v) => (o.tokenAuthFile = v), help: 'static token file (CSV: token,user,uid,"g1,g2")' },
+  'anonymous-auth': { set: (o, v) => (o.anonymousAuth = bool('anonymous-auth')(v)), boolean: true, help: 'allow anonymous requests' },
+  'authorization-mode': { set: (o, v) => (o.authorizationMode = list(v)), help: 'ordered authorization modules' },
+  'tls-cert-file': { set: (o, v) => (o.tlsCertFile = v), help: 'serving certificate (default: generated in the data dir)' },
+  'tls-private-key-file': { set: (o, v) => (o.tlsPrivateKeyFile = v), help: 'serving key' },
+  'service-account-key-file': { set: (o, v) => o.serviceAccountKeyFiles.push(v), help: 'service-account verification key (repeatable)' },
+  'service-account-signing-key-file': { set: (o, v) => (o.serviceAccountSigningKeyFile = v), help: 'service-account signing key' },
+  'max-requests-inflight': { set: (o, v) => (o.maxRequestsInflight = int('max-requests-inflight', 0, 1 << 20)(v)), help: 'read-only in-flight limit (0 = none)' },
+  'max-mutating-requests-inflight': { set: (o, v) => (o.maxMutatingRequestsInflight = int('max-mutating-requests-inflight', 0, 1 << 20)(v)), help: 'mutating in-flight limit (0 = none)' },
+  'request-timeout': { set: (o, v) => (o.requestTimeoutMs = parseDuration(v)), help: 'timeout of non-long-running requests' },
+  'min-request-timeout': { set: (o, v) => (o.minRequestTimeoutSeconds = int('min-request-timeout', 1, 1 << 30)(v)), help: 'minimum watch timeout, seconds' },
+  'http2-max-streams-per-connection': { set: (o, v) => (o.http2MaxStreamsPerConnection = int('http2-max-streams-per-connection', 0, 1 << 20)(v)), help: 'HTTP/2 streams per connection (0 = default)' },
+  'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
+  'runtime-config': {
+    set: (o, v) => {
+      for (const item of list(v)) {
+        const [key, value = 'true'] = item.split('=');
+        o.runtimeConfig.set(key!, bool('runtime-config')(value));
+      }
+    },
+    help: 'enable/disable API group versions: key[=true|false],...',
+  },
+  'enable-admission-plugins': { set: (o, v) => (o.enableAdmissionPlugins = list(v)), help: 'admission plugins to enable besides the defaults' },
+  'disable-admission-plugins': { set: (o, v) => (o.disableAdmissionPlugins = list(v)), help: 'admission plugins to disable' },
+  'log-level': { set: (o, v) => (o.logLevel = v), help: 'trace, debug, info, warn, error' },
+  'tls-san': { set: (o, v) => o.tlsSanHosts.push(...list(v)), help: 'extra host names/IPs for the generated serving certificate' },
+};
+
+export function defaultOptions(): ServerOptions {
+  return {
+    securePort: 6443,
+    bindAddress: '0.0.0.0',
+    uwsPort: 6444,
+    dataDir: './data',
+    storageBackend: 'embedded',
+    etcdServers: [],
+    etcdPrefix: '/registry',
+    etcdCompactionIntervalMs: 5 * 60_000,
+    shards: Math.max(1, os.availableParallelism()),
+    watchCache: true,
+    defaultWatchCacheSize: 100,
+    watchCacheSizes: new Map(),
+    clientCaFile: undefined,
+    tokenAuthFile: undefined,
+    anonymousAuth: true,
+    authorizationMode: ['AlwaysAllow'],
+    tlsCertFile: undefined,
+    tlsPrivateKeyFile: undefined,
+    serviceAccountKeyFiles: [],
+    serviceAccountSigningKeyFile: undefined,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
+    requestTimeoutMs: 60_000,
+    minRequestTimeoutSeconds: 1800,
+    http2MaxStreamsPerConnection: 0,
+    shutdownDelayMs: 0,
+    runtimeConfig: new Map(),
+    enableAdmissionPlugins: [],
+    disableAdmissionPlugins: [],
+    logLevel: 'info',
+    tlsSanHosts: [],
+  };
+}
+
+export function parseArgs(argv: readonly string[]): ServerOptions {
+  const o = defaultOptions();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new OptionsError(`unexpected argument ${JSON.stringify(arg)}`);
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    const flag = FLAGS[name];
+    if (flag === undefined) throw new OptionsError(`unknown flag: --${name}`);
+    let value: string;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else if (flag.boolean) value = 'true';
+    else {
+      if (i + 1 >= argv.length) throw new OptionsError(`flag needs an argument: --${name}`);
+      value = argv[++i]!;
+    }
+    flag.set(o, value);
+  }
+  if (o.storageBackend === 'etcd3' && o.etcdServers.length === 0) throw new OptionsError('--etcd-servers must be set with --storage-backend=etcd3');
+  return o;
+}
+
+export function usage(): string {
+  return Object.entries(FLAGS)
+    .map(([name, f]) => `  --${name}\n        ${f.help}`)
+    .join('\n');
+}
+
+/** Applies --runtime-config to a group/version: `api/all`, `api/ga|beta|alpha`, `v1`, `<group>/<version>`. */
+export function runtimeEnabled(cfg: ReadonlyMap<string, boolean>, group: string, version: string): boolean {
+  const gv = group === '' ? version : `${group}/${version}`;
+  const direct = cfg.get(gv) ?? (group === '' ? cfg.get('api/v1') : undefined);
+  if (direct !== undefined) return direct;
+  const track = /alpha/.test(version) ? 'api/alpha' : /beta/.test(version) ? 'api/beta' : 'api/ga';
+  return cfg.get(track) ?? cfg.get('api/all') ?? !/alpha/.test(version);
+}
