@@ -1,0 +1,77 @@
+/**
+ * Bearer token authentication: takes the token from
+ * `Authorization: Bearer <token>` and asks each token authenticator in turn.
+ *
+ * A client that sends a bearer token asked to be someone; if no token
+ * authenticator recognises the token the answer is `invalid` (401), never
+ * `none`, so the request cannot fall through to anonymous access (spec 5.5).
+ * Other schemes (Basic, Negotiate, ...) are not ours: `none`.
+ *
+ * Differences from the original, on purpose: an empty token ("Bearer" with
+ * nothing after it) is rejected rather than ignored, and a token containing
+ * whitespace is rejected rather than cut at the first space; no issued token
+ * can look like either, so both can only be client mistakes.
+ */
+import type { ApiRequest } from '../server/http.ts';
+import type { AuthResult, Authenticator } from './types.ts';
+import type { TokenAuthenticator } from './token.ts';
+import { aggregateMessages } from './aggregate.ts';
+
+export const INVALID_BEARER_TOKEN = 'invalid bearer token';
+
+export type BearerToken =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'malformed' }
+  | { readonly kind: 'token'; readonly token: string };
+
+const SCHEME = /^bearer(?:\s+|$)/i;
+
+/** Reads the bearer token of an Authorization header value. */
+export function extractBearerToken(header: string | undefined): BearerToken {
+  const value = header?.trim() ?? '';
+  const scheme = SCHEME.exec(value);
+  if (scheme === null) return { kind: 'absent' };
+  const token = value.slice(scheme[0].length);
+  if (token === '' || /\s/.test(token)) return { kind: 'malformed' };
+  return { kind: 'token', token };
+}
+
+/**
+ * Short tokens are too likely to occur by chance in unrelated text to be
+ * worth masking; anything at least this long that shows up in a message from
+ * a token authenticator is replaced, as a last guard against leaking it.
+ */
+const MIN_REDACTED_LENGTH = 8;
+
+function redact(message: string, token: string): string {
+  return token.length >= MIN_REDACTED_LENGTH ? message.split(token).join('[redacted]') : message;
+}
+
+export class BearerTokenAuthenticator implements Authenticator {
+  readonly name = 'bearer';
+
+  constructor(private readonly tokenAuthenticators: readonly TokenAuthenticator[]) {}
+
+  async authenticate(req: ApiRequest): Promise<AuthResult> {
+    const extracted = extractBearerToken(req.header('authorization'));
+    if (extracted.kind === 'absent') return { kind: 'none' };
+    if (extracted.kind === 'malformed') return { kind: 'invalid', message: INVALID_BEARER_TOKEN };
+    const { token } = extracted;
+
+    // As the original's token union: the first authenticator that recognises
+    // the token wins; rejections are remembered and reported only if nobody does.
+    const failures: string[] = [];
+    for (const ta of this.tokenAuthenticators) {
+      let result: AuthResult;
+      try {
+        result = await ta.authenticateToken(token, req.signal);
+      } catch (err) {
+        failures.push(redact(`${ta.name}: ${err instanceof Error ? err.message : String(err)}`, token));
+        continue;
+      }
+      if (result.kind === 'user') return result;
+      if (result.kind === 'invalid') failures.push(redact(result.message, token));
+    }
+    return { kind: 'invalid', message: failures.length > 0 ? aggregateMessages(failures) : INVALID_BEARER_TOKEN };
+  }
+}

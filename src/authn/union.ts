@@ -1,0 +1,75 @@
+/**
+ * Composition of authentication methods, as the original assembles them:
+ *
+ *   failOnError( groupAdder( union(x509, bearer/token...) ), anonymous )
+ *
+ * - Methods run in order; the first that recognises a user wins, even if an
+ *   earlier one rejected its own credential (a stale client certificate does
+ *   not spoil a good token).
+ * - If none recognises a user but any rejected a credential, the request is
+ *   `invalid` (401) — in particular an unrecognised bearer token never
+ *   becomes anonymous (spec 5.5).
+ * - Only when every method had no opinion is anonymous consulted, if on.
+ * - Authenticated non-anonymous users gain system:authenticated.
+ */
+import type { ApiRequest } from '../server/http.ts';
+import type { AuthResult, Authenticator } from './types.ts';
+import { aggregateMessages } from './aggregate.ts';
+import { AnonymousAuthenticator } from './anonymous.ts';
+import { BearerTokenAuthenticator } from './bearer.ts';
+import { AuthenticatedGroupAdder } from './group-adder.ts';
+import type { TokenAuthenticator } from './token.ts';
+
+/** Tries each method in order; the first user wins, rejections are reported only if nobody recognises one. */
+export class UnionAuthenticator implements Authenticator {
+  readonly name = 'union';
+
+  constructor(private readonly authenticators: readonly Authenticator[]) {}
+
+  async authenticate(req: ApiRequest): Promise<AuthResult> {
+    const failures: string[] = [];
+    for (const a of this.authenticators) {
+      const result = await a.authenticate(req);
+      if (result.kind === 'user') return result;
+      if (result.kind === 'invalid') failures.push(result.message);
+    }
+    return failures.length > 0 ? { kind: 'invalid', message: aggregateMessages(failures) } : { kind: 'none' };
+  }
+}
+
+/** Consults `fallback` (anonymous) only when `primary` had no opinion; a rejection stands. */
+export class FallbackAuthenticator implements Authenticator {
+  readonly name: string;
+
+  constructor(
+    private readonly primary: Authenticator,
+    private readonly fallback: Authenticator,
+  ) {
+    this.name = primary.name;
+  }
+
+  async authenticate(req: ApiRequest): Promise<AuthResult> {
+    const result = await this.primary.authenticate(req);
+    return result.kind === 'none' ? this.fallback.authenticate(req) : result;
+  }
+}
+
+export interface RequestAuthenticatorConfig {
+  /** Client certificate authentication, when --client-ca-file is set. */
+  readonly x509?: Authenticator | undefined;
+  /** Token authenticators in order (token file, service accounts, ...); none disables bearer tokens. */
+  readonly tokens?: readonly TokenAuthenticator[];
+  /** Whether anonymous requests are allowed (see effectiveAnonymousAuth). */
+  readonly anonymous: boolean;
+}
+
+/** The request authenticator the authentication filter runs. */
+export function createRequestAuthenticator(config: RequestAuthenticatorConfig): Authenticator {
+  const methods: Authenticator[] = [];
+  if (config.x509 !== undefined) methods.push(config.x509);
+  // With no token authenticator a bearer token is still taken and rejected:
+  // it cannot be valid, and must not pass for anonymous.
+  methods.push(new BearerTokenAuthenticator(config.tokens ?? []));
+  const identified = new AuthenticatedGroupAdder(new UnionAuthenticator(methods));
+  return config.anonymous ? new FallbackAuthenticator(identified, new AnonymousAuthenticator()) : identified;
+}
