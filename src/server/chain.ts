@@ -1,0 +1,99 @@
+/**
+ * The request pipeline, in the mould of the original's
+ * DefaultBuildHandlerChain. Outside in:
+ *
+ *   panic recovery -> request info -> logging -> metrics -> timeout
+ *   -> authentication -> max in-flight -> authorization -> handler
+ *
+ * Every filter is built once here; a request only allocates its context and
+ * the response tracker. Errors the handler throws are written inside logging
+ * and metrics (handleErrors), so those see the final status.
+ *
+ * Health and version paths need no special case: with AlwaysAllow they are
+ * open; under RBAC the original grants them to system:unauthenticated via the
+ * default `system:public-info-viewer` role (the anonymous authenticator
+ * supplies that user), which is the RBAC module's business, not the chain's.
+ */
+import type { RequestHandler } from './http.ts';
+import { RequestContext, composeFilters, type Filter } from './context.ts';
+import type { Authenticator } from '../authn/types.ts';
+import type { Authorizer } from '../authz/types.ts';
+import type { Logger } from './logging.ts';
+import type { ApiserverMetrics } from './metrics.ts';
+import { TrackedResponse } from './filters/tracked-response.ts';
+import { handleErrors, withPanicRecovery } from './filters/with-panic-recovery.ts';
+import { withRequestInfo } from './filters/with-request-info.ts';
+import { withLogging } from './filters/with-logging.ts';
+import { withMetrics } from './filters/with-metrics.ts';
+import { withTimeout } from './filters/with-timeout.ts';
+import { withAuthentication } from './filters/with-authentication.ts';
+import { InflightCounter, withMaxInflight } from './filters/with-max-inflight.ts';
+import { withAuthorization } from './filters/with-authorization.ts';
+import { writeStatus } from './filters/write-status.ts';
+
+export interface HandlerChainOptions {
+  /** `--request-timeout`, ms (default 60 000). */
+  readonly requestTimeoutMs: number;
+  /** `--max-requests-inflight` (default 400; 0 disables). */
+  readonly maxRequestsInflight: number;
+  /** `--max-mutating-requests-inflight` (default 200; 0 disables). */
+  readonly maxMutatingRequestsInflight: number;
+  /** `--min-request-timeout`, seconds (default 1800): watches end between one and two times this. */
+  readonly minRequestTimeoutSeconds: number;
+}
+
+export const DEFAULT_CHAIN_OPTIONS: HandlerChainOptions = {
+  requestTimeoutMs: 60_000,
+  maxRequestsInflight: 400,
+  maxMutatingRequestsInflight: 200,
+  minRequestTimeoutSeconds: 1800,
+};
+
+export interface HandlerChainDeps {
+  readonly authenticator: Authenticator;
+  readonly authorizer: Authorizer;
+  /** The API: routing, resource handlers, health, metrics, ... */
+  readonly handler: (ctx: RequestContext) => Promise<void>;
+  readonly logger: Logger;
+  readonly metrics: ApiserverMetrics;
+  readonly options: HandlerChainOptions;
+}
+
+export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
+  const { logger, metrics, options } = deps;
+  const inflight = new InflightCounter();
+  metrics.setInflightSource(() => inflight.takeWatermark());
+
+  const maxInflight = withMaxInflight(options, inflight);
+  const filters: Filter[] = [
+    withPanicRecovery(logger),
+    withRequestInfo(),
+    withLogging(logger),
+    withMetrics(metrics),
+    withTimeout({ requestTimeoutMs: options.requestTimeoutMs, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds, logger }),
+    withAuthentication(deps.authenticator, logger),
+    ...(maxInflight ? [maxInflight] : []),
+    withAuthorization(deps.authorizer),
+  ];
+  const run = composeFilters(filters, handleErrors(deps.handler, logger));
+
+  return async (req, res) => {
+    const tracked = new TrackedResponse(res);
+    const ctx = new RequestContext(req, tracked);
+    tracked.onHeadWritten((status) => {
+      ctx.status = status;
+    });
+    try {
+      await run(ctx);
+    } catch (err) {
+      // Only reachable if writing the error itself failed; still never let a
+      // request reject into the front end.
+      logger.error({ err, path: req.path }, 'request failed outside the filter chain');
+      try {
+        if (!tracked.finished && !tracked.headWritten) writeStatus(tracked, err);
+      } catch {
+        // the front end refused the write too; nothing more to do for this request
+      }
+    }
+  };
+}

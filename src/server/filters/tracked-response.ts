@@ -1,0 +1,175 @@
+/**
+ * TrackedResponse wraps the front end's ApiResponse for one request so the
+ * chain knows what was written (status, whether headers went out, whether the
+ * response ended), the way the original's timeout writer and httplog response
+ * recorder wrap http.ResponseWriter.
+ *
+ * It also lets one party take the response away from the handler: after
+ * `takeOver()` (a timeout, a watch expiring, an error after the handler gave
+ * up) the handler's writes are dropped and `closed` reads true, so a handler
+ * still running in the background cannot corrupt the answer already sent.
+ */
+import type { ApiResponse } from '../http.ts';
+import type { RequestContext } from '../context.ts';
+
+type Headers = Readonly<Record<string, string | string[]>>;
+
+export class TrackedResponse implements ApiResponse {
+  /** The status sent, 0 until headers go out. */
+  status = 0;
+  headWritten = false;
+  ended = false;
+  /** Set once the response was taken away from the handler. */
+  sealed = false;
+  /** True once the response ended or the client went away. */
+  finished = false;
+
+  readonly #inner: ApiResponse;
+  #headListeners: ((status: number) => void)[] = [];
+  #closeListeners: (() => void)[] = [];
+  #finishListeners: (() => void)[] = [];
+  #pendingDrains: (() => void)[] = [];
+
+  constructor(inner: ApiResponse) {
+    this.#inner = inner;
+    // One registration on the front end, fanned out here: the contract does
+    // not promise more than one onClose callback per response.
+    inner.onClose(() => this.#closed());
+  }
+
+  get closed(): boolean {
+    return this.sealed || this.#inner.closed;
+  }
+
+  get bufferedBytes(): number {
+    return this.#inner.bufferedBytes;
+  }
+
+  writeHead(status: number, headers: Headers): void {
+    if (this.sealed) return;
+    this.#head(status, headers);
+  }
+
+  write(chunk: Uint8Array): boolean {
+    // A sealed response swallows writes; report "keep going" so no one waits
+    // for a drain that will never come (they see `closed` and stop).
+    if (this.sealed) return true;
+    if (!this.headWritten) this.#head(200, {}); // an implicit 200, as in Go, so the tracker never misses a status
+    return this.#inner.write(chunk);
+  }
+
+  onDrain(cb: () => void): void {
+    if (this.sealed) {
+      queueMicrotask(cb);
+      return;
+    }
+    let called = false;
+    const once = (): void => {
+      if (called) return;
+      called = true;
+      this.#pendingDrains = this.#pendingDrains.filter((d) => d !== once);
+      cb();
+    };
+    this.#pendingDrains.push(once);
+    this.#inner.onDrain(once);
+  }
+
+  onClose(cb: () => void): void {
+    if (this.finished) {
+      queueMicrotask(cb);
+      return;
+    }
+    this.#closeListeners.push(cb);
+  }
+
+  end(chunk?: Uint8Array | string): void {
+    if (this.sealed) return;
+    this.#end(chunk);
+  }
+
+  /**
+   * Takes the response away from the handler and returns a writer for the
+   * caller. Pending drain waiters are released so a blocked handler wakes up,
+   * sees `closed`, and stops.
+   */
+  takeOver(): ApiResponse {
+    this.sealed = true;
+    const drains = this.#pendingDrains;
+    this.#pendingDrains = [];
+    for (const d of drains) queueMicrotask(d);
+    const inner = this.#inner;
+    return {
+      get closed() {
+        return inner.closed;
+      },
+      get bufferedBytes() {
+        return inner.bufferedBytes;
+      },
+      writeHead: (status, headers) => this.#head(status, headers),
+      write: (chunk) => {
+        if (!this.headWritten) this.#head(200, {});
+        return inner.write(chunk);
+      },
+      onDrain: (cb) => inner.onDrain(cb),
+      onClose: (cb) => this.onClose(cb),
+      end: (chunk) => this.#end(chunk),
+    };
+  }
+
+  /** Runs `cb` with the status when headers go out (at once if they already did). */
+  onHeadWritten(cb: (status: number) => void): void {
+    if (this.headWritten) cb(this.status);
+    else this.#headListeners.push(cb);
+  }
+
+  /** Runs `cb` once the response ended or the client went away (at once if already so). */
+  onFinished(cb: () => void): void {
+    if (this.finished) cb();
+    else this.#finishListeners.push(cb);
+  }
+
+  #head(status: number, headers: Headers): void {
+    if (this.headWritten) return; // a second writeHead is a bug upstream; the first one already went out
+    this.headWritten = true;
+    this.status = status;
+    const listeners = this.#headListeners;
+    this.#headListeners = [];
+    for (const l of listeners) l(status);
+    this.#inner.writeHead(status, headers);
+  }
+
+  #end(chunk?: Uint8Array | string): void {
+    if (this.ended) return;
+    if (!this.headWritten) this.#head(200, {});
+    this.ended = true;
+    if (chunk === undefined) this.#inner.end();
+    else this.#inner.end(chunk);
+    this.#finish();
+  }
+
+  #closed(): void {
+    this.#finish();
+    const listeners = this.#closeListeners;
+    this.#closeListeners = [];
+    for (const l of listeners) l();
+  }
+
+  #finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    const listeners = this.#finishListeners;
+    this.#finishListeners = [];
+    for (const l of listeners) l();
+  }
+}
+
+/**
+ * The TrackedResponse of a request. The chain always builds contexts with
+ * one; anything else means the chain was wired wrong (the original answers
+ * "handler chain must be wrong" in the same situation).
+ */
+export function trackedResponse(ctx: RequestContext): TrackedResponse {
+  const res = ctx.res;
+  if (!(res instanceof TrackedResponse)) throw new Error('request context without a TrackedResponse: handler chain must be wrong');
+  return res;
+}

@@ -1,0 +1,31 @@
+/**
+ * Authentication, after the original's WithAuthentication: ask the
+ * authenticator (a union of methods, anonymous last when enabled) who is
+ * calling. A recognised user goes on ctx.user; rejected credentials or no
+ * user at all end the request with 401 Unauthorized, whose message is always
+ * just "Unauthorized" so it tells a prober nothing about why.
+ *
+ * Unlike the original we do not strip the Authorization header: ApiRequest is
+ * read-only, and nothing downstream logs or forwards headers.
+ */
+import type { Filter } from '../context.ts';
+import type { Authenticator } from '../../authn/types.ts';
+import type { Logger } from '../logging.ts';
+import { errors } from '../../endpoints/status.ts';
+import { writeStatus } from './write-status.ts';
+
+export function withAuthentication(authenticator: Authenticator, logger: Logger): Filter {
+  return async (ctx, next) => {
+    const result = await authenticator.authenticate(ctx.req);
+    if (result.kind !== 'user') {
+      if (result.kind === 'invalid') {
+        // The reason stays in our log (debug: bad clients can be noisy), never in the response.
+        logger.debug({ path: ctx.req.path, reason: result.message }, 'Unable to authenticate the request');
+      }
+      writeStatus(ctx.res, errors.unauthorized());
+      return;
+    }
+    ctx.user = result.user;
+    await next();
+  };
+}

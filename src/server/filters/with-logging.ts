@@ -1,0 +1,55 @@
+/**
+ * Request logging, after the original's httplog: one JSON line per request
+ * at info once the response has ended, with verb, URI, user, status,
+ * latency, user agent, source address, front end and protocol.
+ *
+ * What never goes in: headers other than User-Agent (so no Authorization,
+ * cookies or impersonation headers), bodies, and query parameters whose name
+ * looks like a credential (`token`, `access_token`, `password`, ...); their
+ * values are dropped from the logged URI entirely.
+ */
+import type { Filter, RequestContext } from '../context.ts';
+import type { Logger } from '../logging.ts';
+import { trackedResponse } from './tracked-response.ts';
+
+const SECRET_PARAM = /token|passw|secret|credential|signature|^key$|api[-_]?key|^code$/i;
+
+/** The request URI for logs: path plus query, minus credential-like parameters. */
+export function loggableUri(path: string, query: URLSearchParams): string {
+  let safe = query;
+  for (const key of query.keys()) {
+    if (SECRET_PARAM.test(key)) {
+      safe = new URLSearchParams([...query].filter(([k]) => !SECRET_PARAM.test(k)));
+      break;
+    }
+  }
+  const raw = safe.toString();
+  return raw === '' ? path : `${path}?${raw}`;
+}
+
+function logLine(ctx: RequestContext): Record<string, unknown> {
+  const req = ctx.req;
+  return {
+    verb: ctx.info?.verb ?? req.method.toLowerCase(),
+    method: req.method,
+    uri: loggableUri(req.path, req.query),
+    user: ctx.user?.name ?? '',
+    status: ctx.status,
+    latencyMs: Math.round((performance.now() - ctx.startedAt) * 1000) / 1000,
+    userAgent: req.header('user-agent') ?? '',
+    srcIP: req.remoteAddress,
+    frontend: req.frontend,
+    protocol: req.protocol,
+  };
+}
+
+export function withLogging(logger: Logger): Filter {
+  return async (ctx, next) => {
+    const res = trackedResponse(ctx);
+    try {
+      await next();
+    } finally {
+      res.onFinished(() => logger.info(logLine(ctx), 'HTTP'));
+    }
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Request deadlines, after the original's WithRequestDeadline and
+ * WithTimeoutForNonLongRunningRequests.
+ *
+ * Ordinary requests get `--request-timeout` (or a shorter `?timeout=`) from
+ * the time the request arrived. At the deadline the filter answers 504
+ * Timeout if nothing was written yet, takes the response away from the
+ * handler (its later writes are dropped), and aborts ctx.abort so the
+ * handler's storage calls can stop. The handler keeps running in the
+ * background until it notices; its eventual failure is logged, not thrown.
+ *
+ * Long-running requests get no deadline. Watches still end: after
+ * `timeoutSeconds`, or a random time between one and two times
+ * `--min-request-timeout` so clients do not all reconnect at once; then the
+ * stream is ended cleanly, as the original's watch server does.
+ */
+import type { Filter, RequestContext } from '../context.ts';
+import type { Logger } from '../logging.ts';
+import { errors } from '../../endpoints/status.ts';
+import { DurationError, parseGoDuration } from './go-duration.ts';
+import { trackedResponse } from './tracked-response.ts';
+import { writeStatus } from './write-status.ts';
+
+export interface TimeoutOptions {
+  /** `--request-timeout` in ms (default 60 s). */
+  readonly requestTimeoutMs: number;
+  /** `--min-request-timeout` in seconds (default 1800). */
+  readonly minRequestTimeoutSeconds: number;
+  readonly logger: Logger;
+  /** For tests: the random source of the watch timeout. */
+  readonly random?: () => number;
+}
+
+const INVALID_TIMEOUT = 'invalid timeout specified in the request URL';
+
+/**
+ * The timeout of a watch in ms: `timeoutSeconds` when given and non-zero,
+ * else min-request-timeout times a random factor in [1, 2); undefined when
+ * neither applies (no limit).
+ */
+export function watchTimeoutMs(query: URLSearchParams, minRequestTimeoutSeconds: number, random: () => number = Math.random): number | undefined {
+  const raw = query.get('timeoutSeconds');
+  const seconds = raw !== null && /^[+-]?\d+$/.test(raw) ? Number(raw) : 0;
+  if (seconds !== 0) return Math.max(0, seconds * 1000);
+  if (minRequestTimeoutSeconds > 0) return minRequestTimeoutSeconds * (random() + 1) * 1000;
+  return undefined;
+}
+
+/** The deadline of an ordinary request in ms: `?timeout=` when shorter than the server's, else the server's. */
+function requestTimeoutMs(query: URLSearchParams, serverTimeoutMs: number): number {
+  const value = query.get('timeout');
+  if (value === null || value === '') return serverTimeoutMs;
+  let userMs: number;
+  try {
+    userMs = parseGoDuration(value);
+  } catch (err) {
+    if (err instanceof DurationError) throw errors.badRequest(`${INVALID_TIMEOUT} - ${err.message}`);
+    throw err;
+  }
+  // 0 means "no timeout of my own"; anything above the server's is capped.
+  return userMs > 0 && userMs < serverTimeoutMs ? userMs : serverTimeoutMs;
+}
+
+function timeoutReason(): DOMException {
+  return new DOMException('request did not complete within the allotted timeout', 'TimeoutError');
+}
+
+/** Ends a response the handler no longer owns: a Status if nothing went out yet, else a clean end. */
+function finishFor(ctx: RequestContext): void {
+  const res = trackedResponse(ctx);
+  if (res.finished || res.sealed) return;
+  const headWritten = res.headWritten;
+  const out = res.takeOver();
+  if (headWritten) out.end();
+  else writeStatus(out, errors.requestTimeout());
+}
+
+function armWatchExpiry(ctx: RequestContext, ms: number): void {
+  const res = trackedResponse(ctx);
+  const timer = setTimeout(() => {
+    ctx.abort.abort(timeoutReason());
+    finishFor(ctx);
+  }, ms);
+  res.onFinished(() => clearTimeout(timer));
+}
+
+export function withTimeout(options: TimeoutOptions): Filter {
+  const { requestTimeoutMs: serverTimeoutMs, minRequestTimeoutSeconds, logger } = options;
+  const random = options.random ?? Math.random;
+  return async (ctx, next) => {
+    if (ctx.longRunning) {
+      if (ctx.info?.verb === 'watch') {
+        const ms = watchTimeoutMs(ctx.req.query, minRequestTimeoutSeconds, random);
+        if (ms !== undefined) armWatchExpiry(ctx, ms);
+      }
+      await next();
+      return;
+    }
+
+    const timeoutMs = requestTimeoutMs(ctx.req.query, serverTimeoutMs);
+    const elapsed = performance.now() - ctx.startedAt;
+    const remaining = Math.max(0, timeoutMs - elapsed);
+    ctx.deadline = Date.now() + remaining;
+
+    const work = next();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'expired'>((resolve) => {
+      timer = setTimeout(resolve, remaining, 'expired');
+    });
+    let outcome: 'done' | 'expired';
+    try {
+      outcome = await Promise.race([work.then(() => 'done' as const), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (outcome === 'done') return;
+
+    finishFor(ctx);
+    ctx.abort.abort(timeoutReason());
+    const timedOutAt = performance.now();
+    // The handler is still running. Whatever it does now goes nowhere; an
+    // error from it is only worth a log line (the original's post-timeout log).
+    work.then(
+      () => logger.debug({ method: ctx.req.method, path: ctx.req.path, afterMs: performance.now() - timedOutAt }, 'post-timeout activity finished'),
+      (err: unknown) => logger.warn({ err, method: ctx.req.method, path: ctx.req.path }, 'post-timeout activity failed'),
+    );
+  };
+}
