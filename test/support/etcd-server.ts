@@ -9,7 +9,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
@@ -23,14 +23,23 @@ export interface EtcdServerOptions {
   readonly extraArgs?: readonly string[];
 }
 
+export interface RestartOptions {
+  readonly crash?: boolean;
+  readonly downMs?: number;
+  readonly whileDown?: () => void | Promise<void>;
+}
+
 export interface EtcdServer {
   /** Client URL, e.g. `http://127.0.0.1:40123`. */
   readonly endpoint: string;
   readonly dataDir: string;
   /** Kill etcd and remove its data directory. Idempotent. */
   stop(): Promise<void>;
-  /** Stop etcd (SIGKILL when `crash`, else SIGTERM) and start it again on the same ports and data. */
-  restart(options?: { crash?: boolean; downMs?: number }): Promise<void>;
+  /**
+   * Stop etcd (SIGKILL when `crash`, else SIGTERM) and start it again on the
+   * same ports and data, after `downMs` and `whileDown` (run while it is down).
+   */
+  restart(options?: RestartOptions): Promise<void>;
   /** Freeze the process (SIGSTOP): connections stay open but nothing answers. */
   pause(): void;
   /** Thaw a paused process (SIGCONT). */
@@ -71,6 +80,64 @@ export function etcdVersion(binary = findEtcdBinary()): string {
   const m = /etcd Version:\s*(\S+)/.exec(out.stdout ?? '');
   if (!m) throw new Error(`cannot read the version of ${binary}: ${out.stderr || out.stdout}`);
   return m[1]!;
+}
+
+/**
+ * A TCP proxy on a free loopback port in front of `target` (an etcd client
+ * URL), to cut one client off from etcd while others keep working.
+ */
+export interface TcpProxy {
+  readonly endpoint: string;
+  /** Drop every open connection and refuse new ones until {@link restore}. */
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(target: string): Promise<TcpProxy> {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<Socket>();
+  let open = true;
+  const server = createServer((client) => {
+    if (!open) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(Number(port), hostname);
+    sockets.add(client).add(upstream);
+    const drop = (): void => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const addr = server.address();
+  const proxyPort = typeof addr === 'object' && addr ? addr.port : 0;
+  return {
+    endpoint: `http://127.0.0.1:${proxyPort}`,
+    cut() {
+      open = false;
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+    },
+    restore() {
+      open = true;
+    },
+    close() {
+      open = false;
+      for (const s of sockets) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 async function freePort(): Promise<number> {
@@ -202,10 +269,11 @@ class RunningEtcd implements EtcdServer {
     await rm(this.dataDir, { recursive: true, force: true });
   }
 
-  async restart(options: { crash?: boolean; downMs?: number } = {}): Promise<void> {
+  async restart(options: RestartOptions = {}): Promise<void> {
     if (this.#stopped) throw new Error('etcd was stopped');
     await this.kill(options.crash ? 'SIGKILL' : 'SIGTERM');
     if (options.downMs) await new Promise((r) => setTimeout(r, options.downMs));
+    await options.whileDown?.();
     await this.launch();
   }
 

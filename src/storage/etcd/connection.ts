@@ -25,8 +25,10 @@ export type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
 
 // Runs the call once. Typed loosely because the etcd3 client's IPolicy is a
 // class-heavy interface of which the connection pool only calls `execute`.
+// Async like cockatiel's: the pool relies on synchronous throws becoming
+// rejections (markFailed rethrows inside execute and catches the promise).
 const passThrough = {
-  execute<T>(fn: (context: { signal: AbortSignal }) => T): T {
+  async execute<T>(fn: (context: { signal: AbortSignal }) => T | Promise<T>): Promise<T> {
     return fn({ signal: new AbortController().signal });
   },
 } as unknown as NonNullable<NonNullable<IOptions['faultHandling']>['global']>;

@@ -10,7 +10,7 @@
  * etcd's global revision is the store revision: stores with different
  * prefixes on one etcd share one counter, as the contract allows.
  */
-import type { ICompare, IRangeRequest, IRangeResponse } from 'etcd3';
+import { EtcdLeaseInvalidError, type ICompare, type IRangeRequest, type IRangeResponse } from 'etcd3';
 import type {
   DeleteResult,
   KeyValue,
@@ -38,6 +38,9 @@ import { classify, messageOf } from './failures.ts';
 import { isReserved, KeyCodec, sentinelFor } from './keys.ts';
 import { progressModeFor, type ProgressMode } from './progress.ts';
 import { EtcdWatch, type WatchHost } from './watch.ts';
+
+/** Longest a progress sentinel outlives a process that died between its put and delete. */
+const SENTINEL_LEASE_TTL_S = 60;
 
 export interface EtcdStoreOptions {
   /** Client URLs, e.g. `http://127.0.0.1:2379`. */
@@ -71,6 +74,7 @@ export class EtcdStore implements Store {
   #mode: Promise<ProgressMode> | null = null;
   /** A revision known to be at or below etcd's compacted revision (it only grows). */
   #compactedFloor: Revision = 0;
+  #lease: { id: string; grantedAt: number } | null = null;
 
   constructor(options: EtcdStoreOptions) {
     if (options.endpoints.length === 0) throw new Error('EtcdStore needs at least one endpoint');
@@ -337,6 +341,39 @@ export class EtcdStore implements Store {
     return this.#mode;
   }
 
+  /**
+   * Put then delete a progress sentinel. Listings of a prefix enclosing the
+   * sentinel drop it, but their `count` includes one that exists beyond the
+   * returned page, so it must exist as briefly as possible: it is deleted
+   * right after the put, and the put carries a lease so that etcd removes it
+   * within {@link SENTINEL_LEASE_TTL_S} even if this process dies in between.
+   */
+  async #pokeSentinel(key: Buffer): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const lease = await this.#sentinelLease();
+      try {
+        await this.#call(true, 0, () => this.#conn.client.kv.put({ key, value: Buffer.alloc(0), lease }));
+        break;
+      } catch (err) {
+        // The lease expired meanwhile (e.g. etcd was down longer than its TTL): take a new one.
+        if (attempt > 0 || !(err instanceof EtcdLeaseInvalidError)) throw err;
+        this.#lease = null;
+      }
+    }
+    void this.#call(true, 0, () => this.#conn.client.kv.deleteRange({ key })).catch(() => undefined);
+  }
+
+  /** A lease for sentinels, renewed by taking a fresh one every half TTL (no keep-alive stream). */
+  async #sentinelLease(): Promise<string> {
+    const now = Date.now();
+    if (this.#lease && now - this.#lease.grantedAt < (SENTINEL_LEASE_TTL_S * 1000) / 2) return this.#lease.id;
+    const res = await this.#call(true, 0, () =>
+      this.#conn.client.leaseClient.leaseGrant({ TTL: SENTINEL_LEASE_TTL_S }),
+    );
+    this.#lease = { id: res.ID, grantedAt: now };
+    return res.ID;
+  }
+
   #makeWatchHost(): WatchHost {
     return {
       codec: this.#codec,
@@ -346,11 +383,7 @@ export class EtcdStore implements Store {
         return this.#conn.openWatchStream();
       },
       progressMode: () => this.#progressMode(),
-      pokeSentinel: async (key) => {
-        await this.#call(true, 0, () => this.#conn.client.kv.put({ key, value: Buffer.alloc(0) }));
-        // Remove it again so it shows up in as few snapshots as possible.
-        void this.#call(true, 0, () => this.#conn.client.kv.deleteRange({ key })).catch(() => undefined);
-      },
+      pokeSentinel: (key) => this.#pokeSentinel(key),
       checkStart: async (afterRevision) => {
         if (afterRevision <= 0) return; // from the beginning: etcd itself reports a compaction
         // etcd would start a watch at the compacted revision itself, but the
