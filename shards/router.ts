@@ -13,6 +13,7 @@ import type { Revision } from '../src/storage/interface.ts';
 import type { StoreConfig } from '../src/storage/config.ts';
 import type { StoreHostTask } from '../workers/store-host-worker.ts';
 import { shardFor } from './hash.ts';
+import { Compactor } from '../src/storage/compactor.ts';
 import { ShardHandle, tsEntryFile, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
 import type { ShardRuntimeOptions } from './shard-runtime.ts';
 import type { Filter, ListReply, ObjectBytes, ReadMode, ResourceSpec, ShardStats } from './protocol.ts';
@@ -25,12 +26,19 @@ export interface ShardRouterOptions {
   resources: ResourceSpec[];
   store: StoreConfig;
   runtime?: ShardRuntimeOptions;
+  /**
+   * Compact the store's history on this schedule (the original's
+   * --etcd-compaction-interval, 5 minutes; 0 = never). With etcd, several
+   * servers take turns through a shared key.
+   */
+  compactionIntervalMs?: number;
 }
 
 export class ShardRouter {
   readonly #shards: ShardHandle[];
   readonly #placement = new Map<string, ShardHandle>();
   readonly #storeHost: Piscina | null;
+  readonly #onClose: Array<() => Promise<void>> = [];
 
   private constructor(shards: ShardHandle[], placement: Map<string, ShardHandle>, storeHost: Piscina | null) {
     this.#shards = shards;
@@ -52,7 +60,7 @@ export class ShardRouter {
         atomics: 'disabled',
       });
       storeHost = host;
-      await host.run({ kind: 'open', store: opts.store } satisfies StoreHostTask);
+      await host.run({ kind: 'open', store: opts.store, compactionIntervalMs: opts.compactionIntervalMs } satisfies StoreHostTask);
       connectStore = async () => {
         const ch = new MessageChannel();
         await host.run({ kind: 'connect', port: ch.port1 } satisfies StoreHostTask, {
@@ -72,6 +80,16 @@ export class ShardRouter {
       for (const spec of bySlot[shard.index]!) placement.set(spec.groupResource, shard);
     }
     const router = new ShardRouter(shards, placement, storeHost);
+    if (opts.store.backend === 'etcd3' && opts.compactionIntervalMs !== undefined && opts.compactionIntervalMs > 0) {
+      const { EtcdStore } = await import('../src/storage/etcd/index.ts');
+      const etcd = new EtcdStore({ endpoints: opts.store.endpoints, prefix: opts.store.prefix });
+      const compactor = new Compactor(etcd, { intervalMs: opts.compactionIntervalMs, coordinator: etcd.compactionCoordinator() });
+      compactor.start();
+      router.#onClose.push(async () => {
+        await compactor.stop();
+        await etcd.close();
+      });
+    }
     try {
       await Promise.all(shards.map((s) => s.start()));
     } catch (err) {
@@ -129,6 +147,7 @@ export class ShardRouter {
   }
 
   async close(): Promise<void> {
+    for (const f of this.#onClose.splice(0)) await f();
     await Promise.all(this.#shards.map((s) => s.close()));
     if (this.#storeHost !== null) {
       await this.#storeHost.run({ kind: 'close' } satisfies StoreHostTask).catch(() => undefined);

@@ -7,14 +7,16 @@ import type { MessagePort } from 'node:worker_threads';
 import type { Store } from '../src/storage/interface.ts';
 import { openOwnedStore, type StoreConfig } from '../src/storage/config.ts';
 import { StoreServer } from '../src/storage/remote/server.ts';
+import { Compactor } from '../src/storage/compactor.ts';
 
 export type StoreHostTask =
-  | { kind: 'open'; store: StoreConfig }
+  | { kind: 'open'; store: StoreConfig; /** Compact history on this schedule (0 = never). */ compactionIntervalMs?: number }
   | { kind: 'connect'; port: MessagePort }
   | { kind: 'close' };
 
 let store: Store | null = null;
 let server: StoreServer | null = null;
+let compactor: Compactor | null = null;
 
 export default async function storeHostTask(task: StoreHostTask): Promise<{ ok: true }> {
   switch (task.kind) {
@@ -22,12 +24,19 @@ export default async function storeHostTask(task: StoreHostTask): Promise<{ ok: 
       if (store !== null) throw new Error('store already open');
       store = await openOwnedStore(task.store);
       server = new StoreServer(store);
+      if (task.compactionIntervalMs !== undefined && task.compactionIntervalMs > 0) {
+        // The host owns the only copy of the data, so it alone compacts it.
+        compactor = new Compactor(store, { intervalMs: task.compactionIntervalMs });
+        compactor.start();
+      }
       return { ok: true };
     case 'connect':
       if (server === null) throw new Error('store is not open');
       server.connect(task.port);
       return { ok: true };
     case 'close':
+      await compactor?.stop();
+      compactor = null;
       server?.close();
       await store?.close();
       server = null;

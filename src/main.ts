@@ -1,0 +1,48 @@
+/**
+ * Entry point: `npm start -- <flags>`. Parses flags, starts the server, and
+ * shuts it down cleanly on SIGINT/SIGTERM.
+ */
+import { parseArgs, usage, OptionsError } from './server/options.ts';
+import { createLogger, type LogLevel } from './server/logging.ts';
+import { startServer } from './server/server.ts';
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`orch-apiserver flags:\n${usage()}\n`);
+    return;
+  }
+  let opts;
+  try {
+    opts = parseArgs(argv);
+  } catch (err) {
+    if (err instanceof OptionsError) {
+      process.stderr.write(`error: ${err.message}\nRun with --help for the list of flags.\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: opts.logLevel as LogLevel });
+  const server = await startServer(opts, logger);
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const delay = opts.shutdownDelayMs;
+    server.health.markShuttingDown();
+    setTimeout(() => {
+      server.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    }, delay).unref();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`orch-apiserver failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

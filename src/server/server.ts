@@ -1,0 +1,221 @@
+/**
+ * startServer wires the whole server from its options: credentials in the
+ * data dir, registry, shards and store, admission, the generic store and its
+ * HTTP endpoints, the filter chain, the front ends, and the controllers the
+ * server runs itself. close() stops it all in reverse order.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ServerOptions } from './options.ts';
+import { runtimeEnabled } from './options.ts';
+import { RequestContext } from './context.ts';
+import { buildHandlerChain } from './chain.ts';
+import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
+import { createMetrics } from './metrics.ts';
+import type { Logger } from './logging.ts';
+import { createRoutes } from './routes.ts';
+import { ensureDataDir, type DataDirFiles } from '../pki/data-dir.ts';
+import { builtinResourceTypes } from '../registry/catalog/index.ts';
+import { ResourceRegistry } from '../registry/registry.ts';
+import { GenericStore } from '../registry/generic-store.ts';
+import { AdmissionChain, type AdmissionPlugin } from '../admission/types.ts';
+import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts';
+import { createResourceHandler } from '../endpoints/resource-handler.ts';
+import { ContinueTokens } from '../endpoints/continue-token.ts';
+import { buildDiscovery } from '../endpoints/discovery.ts';
+import { buildOpenApi } from '../openapi/index.ts';
+import { ShardRouter } from '../../shards/router.ts';
+import type { StoreConfig } from '../storage/config.ts';
+import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
+import { createRequestAuthenticator } from '../authn/union.ts';
+import { effectiveAnonymousAuth } from '../authn/anonymous.ts';
+import { X509Authenticator } from '../authn/x509.ts';
+import { certificatesFromPem } from '../authn/pem.ts';
+import { StaticTokenAuthenticator, parseTokenFile } from '../authn/token-file.ts';
+import { buildAuthorizer } from '../authz/mode.ts';
+import { startNodeFrontend } from '../frontends/node-http2.ts';
+import { startUwsFrontend } from '../frontends/uws.ts';
+import { loadUws } from '../frontends/uws-loader.ts';
+import type { Frontend } from '../frontends/frontend.ts';
+import type { ApiRequest, ApiResponse } from './http.ts';
+
+export const SYSTEM_NAMESPACES = ['default', 'orch-system', 'orch-public', 'orch-node-lease'] as const;
+
+export interface RunningServer {
+  readonly securePort: number;
+  /** The uWS listener's port, or null when it is off or unavailable. */
+  readonly uwsPort: number | null;
+  readonly files: DataDirFiles;
+  readonly router: ShardRouter;
+  readonly registry: ResourceRegistry;
+  readonly health: HealthChecks;
+  close(): Promise<void>;
+}
+
+export async function startServer(opts: ServerOptions, logger: Logger): Promise<RunningServer> {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const closeAll = async (): Promise<void> => {
+    for (const c of cleanups.reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'error while stopping');
+      }
+    }
+  };
+  try {
+    // Credentials: generated in the data dir unless given.
+    const files = await ensureDataDir({
+      dir: opts.dataDir,
+      hosts: opts.tlsSanHosts,
+      securePort: opts.securePort,
+      uwsPort: opts.uwsPort,
+    });
+    const servingCertPath = opts.tlsCertFile ?? files.servingCertPath;
+    const servingKeyPath = opts.tlsPrivateKeyFile ?? files.servingKeyPath;
+    const [servingCert, servingKey] = await Promise.all([readFile(servingCertPath), readFile(servingKeyPath)]);
+    const clientCaPath = opts.clientCaFile ?? files.caCertPath;
+    const clientCa = await readFile(clientCaPath, 'utf8');
+    const tokenFilePath = opts.tokenAuthFile ?? files.tokenFilePath;
+
+    // Types, shards and storage.
+    const registry = new ResourceRegistry(builtinResourceTypes, {
+      defaultWatchCacheSize: opts.defaultWatchCacheSize,
+      watchCacheSizes: opts.watchCacheSizes,
+      isEnabled: (group, version) => runtimeEnabled(opts.runtimeConfig, group, version),
+    });
+    const store: StoreConfig =
+      opts.storageBackend === 'etcd3'
+        ? { backend: 'etcd3', endpoints: opts.etcdServers, prefix: opts.etcdPrefix }
+        : { backend: 'embedded', dataDir: path.join(files.dir, 'store') };
+    const router = await ShardRouter.start({
+      shards: opts.shards,
+      resources: registry.shardResources(),
+      store,
+      compactionIntervalMs: opts.etcdCompactionIntervalMs,
+    });
+    cleanups.push(() => router.close());
+
+    // Admission and the generic store.
+    const namespaces = registry.lookup('', 'v1', 'namespaces')!;
+    const plugins: AdmissionPlugin[] = [];
+    const generic: { store?: GenericStore } = {};
+    if (!opts.disableAdmissionPlugins.includes('NamespaceLifecycle')) {
+      plugins.push(
+        namespaceLifecycle({
+          async phase(name) {
+            const ns = await generic.store!.getObject(namespaces, '', name, { kind: 'any' });
+            if (ns === null) return undefined;
+            return ns.obj.metadata.deletionTimestamp ? 'Terminating' : 'Active';
+          },
+        }),
+      );
+    }
+    const genericStore = new GenericStore(router, new AdmissionChain(plugins));
+    generic.store = genericStore;
+    await ensureSystemNamespaces(genericStore, registry, SYSTEM_NAMESPACES);
+    const nsController = new NamespaceController(genericStore, registry, logger);
+    nsController.start();
+    cleanups.push(() => nsController.stop());
+
+    // Documents built once.
+    const continueKey = createHash('sha256').update('orch continue tokens\0').update(files.saPrivateKey.export({ format: 'der', type: 'pkcs8' })).digest();
+    const discovery = buildDiscovery(registry, `${opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress}:${opts.securePort}`);
+    const openapi = buildOpenApi(registry);
+
+    // Health and metrics.
+    const health = new HealthChecks();
+    health.add('readyz', 'shards', async () => {
+      const stats = await router.stats();
+      const notReady = stats.flatMap((s) => s.resources.filter((r) => !r.ready).map((r) => r.groupResource));
+      if (notReady.length > 0) throw new Error(`caches not ready: ${notReady.join(', ')}`);
+    });
+    health.add('healthz', opts.storageBackend === 'etcd3' ? 'etcd' : 'storage', async () => {
+      await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
+    });
+    const metrics = createMetrics();
+    const healthHandle = healthHandler(health, logger);
+
+    // Authentication and authorization.
+    const anonymous = effectiveAnonymousAuth(opts.anonymousAuth, opts.authorizationMode);
+    if (anonymous.warning) logger.warn({}, anonymous.warning);
+    const tokens = parseTokenFile(await readFile(tokenFilePath, 'utf8'), tokenFilePath);
+    for (const w of tokens.warnings) logger.warn({ file: tokenFilePath }, w);
+    const authenticator = createRequestAuthenticator({
+      x509: new X509Authenticator({ clientCA: certificatesFromPem(clientCa) }),
+      tokens: [new StaticTokenAuthenticator(tokens.tokens)],
+      anonymous: anonymous.enabled,
+    });
+    const authorizer = buildAuthorizer(opts.authorizationMode);
+
+    // Endpoints and the chain.
+    const resources = createResourceHandler({
+      registry,
+      store: genericStore,
+      continueTokens: new ContinueTokens(continueKey),
+      watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: 64 * 1024 * 1024 },
+    });
+    const routes = createRoutes({
+      resources,
+      discovery,
+      health: { isHealthPath, handle: healthHandle },
+      metrics: (ctx) => metrics.metricsHandler(ctx),
+      openapi: (p) => openapi.document(p),
+    });
+    const handler = buildHandlerChain({
+      authenticator,
+      authorizer,
+      handler: routes,
+      logger,
+      metrics,
+      options: {
+        requestTimeoutMs: opts.requestTimeoutMs,
+        maxRequestsInflight: opts.maxRequestsInflight,
+        maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
+        minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds,
+      },
+    });
+
+    // Front ends.
+    const onError = (err: unknown): void => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'front end error');
+    const node: Frontend = await startNodeFrontend({
+      host: opts.bindAddress,
+      port: opts.securePort,
+      tls: { cert: servingCert, key: servingKey, clientCa },
+      handler,
+      maxStreamsPerConnection: opts.http2MaxStreamsPerConnection,
+      onError,
+    });
+    cleanups.push(() => node.close(1000));
+    let uwsPort: number | null = null;
+    if (opts.uwsPort !== 0) {
+      const uws = loadUws();
+      if (uws === null) {
+        logger.warn({}, 'uWS front end unavailable on this Node.js; serving on node:http2 alone');
+      } else {
+        const front = await startUwsFrontend({ host: opts.bindAddress, port: opts.uwsPort, tls: { certFile: servingCertPath, keyFile: servingKeyPath }, handler, onError, uws });
+        cleanups.push(() => front.close(1000));
+        uwsPort = front.port;
+      }
+    }
+    logger.info({ securePort: node.port, uwsPort, storage: opts.storageBackend, shards: router.shardCount, dataDir: files.dir }, 'orch-apiserver is serving');
+    return {
+      securePort: node.port,
+      uwsPort,
+      files,
+      router,
+      registry,
+      health,
+      close: async () => {
+        health.markShuttingDown();
+        await closeAll();
+      },
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
+
+export type { ApiRequest, ApiResponse, RequestContext };

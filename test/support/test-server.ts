@@ -1,0 +1,133 @@
+/**
+ * Starts a real orch-apiserver in this process on free loopback ports with a
+ * fresh data dir, and gives tests a kubectl runner and an HTTPS client using
+ * the generated admin credentials.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import https from 'node:https';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from '../../src/server/options.ts';
+import { createLogger } from '../../src/server/logging.ts';
+import { startServer, type RunningServer } from '../../src/server/server.ts';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+export interface RequestAuth {
+  /** 'admin' (client certificate), 'token' (the admin bearer token), 'none', or an explicit bearer token. */
+  as?: 'admin' | 'token' | 'none' | { token: string };
+  /** Send to the uWS listener instead of the secure port. */
+  uws?: boolean;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  server: RunningServer;
+  dataDir: string;
+  securePort: number;
+  uwsPort: number | null;
+  kubeconfig: string;
+  tokenKubeconfig: string;
+  kubectl(args: string[], opts?: { kubeconfig?: string; input?: string; timeoutMs?: number }): Promise<{ code: number; stdout: string; stderr: string }>;
+  request(method: string, urlPath: string, body?: unknown, auth?: RequestAuth): Promise<HttpAnswer>;
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(extraArgs: string[] = [], opts: { dataDir?: string } = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'orch-e2e-')));
+  const securePort = await freePort();
+  const uwsPort = await freePort();
+  const options = parseArgs([
+    `--secure-port=${securePort}`,
+    `--uws-port=${uwsPort}`,
+    '--bind-address=127.0.0.1',
+    `--data-dir=${dataDir}`,
+    '--shards=2',
+    ...extraArgs,
+  ]);
+  const logger = createLogger({ level: (process.env['ORCH_TEST_LOG'] as 'info' | undefined) ?? 'silent' });
+  const server = await startServer(options, logger);
+  const files = server.files;
+  const [ca, cert, key] = await Promise.all([fs.readFile(files.caCertPath), fs.readFile(files.adminCertPath), fs.readFile(files.adminKeyPath)]);
+  const agent = new https.Agent({ ca, keepAlive: true });
+  const certAgent = new https.Agent({ ca, cert, key, keepAlive: true });
+
+  const request = (method: string, urlPath: string, body?: unknown, auth: RequestAuth = {}): Promise<HttpAnswer> =>
+    new Promise((resolve, reject) => {
+      const as = auth.as ?? 'admin';
+      const headers: Record<string, string> = { accept: 'application/json', ...(auth.headers ?? {}) };
+      if (as === 'token') headers['authorization'] = `Bearer ${files.adminToken}`;
+      else if (typeof as === 'object') headers['authorization'] = `Bearer ${as.token}`;
+      let payload: Buffer | undefined;
+      if (body !== undefined) {
+        payload = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+        headers['content-type'] ??= 'application/json';
+        headers['content-length'] = String(payload.length);
+      }
+      const port = auth.uws ? server.uwsPort! : server.securePort;
+      const req = https.request(
+        { host: '127.0.0.1', port, method, path: urlPath, headers, agent: as === 'admin' ? certAgent : agent, servername: 'localhost' },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: <T>() => JSON.parse(text) as T });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+
+  const kubectl: TestServer['kubectl'] = (args, o = {}) =>
+    new Promise((resolve) => {
+      const child = execFile(
+        'kubectl',
+        ['--kubeconfig', o.kubeconfig ?? files.adminKubeconfigPath, ...args],
+        { timeout: o.timeoutMs ?? 60_000, env: { ...process.env, KUBECACHEDIR: path.join(dataDir, '.kube-cache'), HOME: dataDir } },
+        (err, stdout, stderr) => {
+          const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1;
+          resolve({ code, stdout, stderr });
+        },
+      );
+      if (o.input !== undefined) child.stdin?.end(o.input);
+    });
+
+  return {
+    server,
+    dataDir,
+    securePort: server.securePort,
+    uwsPort: server.uwsPort,
+    kubeconfig: files.adminKubeconfigPath,
+    tokenKubeconfig: files.adminTokenKubeconfigPath,
+    kubectl,
+    request,
+    stop: async () => {
+      agent.destroy();
+      certAgent.destroy();
+      await server.close();
+      if (opts.dataDir === undefined) await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
