@@ -40,7 +40,13 @@ export class KeyCodec {
   /** The etcd range [start, end) holding the store keys that start with `storePrefix`. */
   prefixRange(storePrefix: string): { start: Buffer; end: Buffer } {
     const start = this.encode(storePrefix);
-    return { start, end: prefixEnd(start) };
+    // etcd rejects an empty key; "\0" is the smallest non-empty one.
+    return { start: start.length > 0 ? start : Buffer.from([0]), end: prefixEnd(start) };
+  }
+
+  /** Some valid etcd key, for requests that only want a response header. */
+  get probeKey(): Buffer {
+    return this.prefix.length > 0 ? this.prefix : Buffer.from([0]);
   }
 }
 

@@ -95,7 +95,7 @@ export class EtcdStore implements Store {
     try {
       await store.#conn.call(true, () =>
         store.#conn.client.kv.range(
-          { key: store.#codec.prefix, count_only: true },
+          { key: store.#codec.probeKey, count_only: true },
           { deadline: Date.now() + timeoutMs },
         ),
       );
@@ -205,7 +205,7 @@ export class EtcdStore implements Store {
   }
 
   async currentRevision(): Promise<Revision> {
-    const res = await this.#range({ key: this.#codec.prefix, count_only: true }, 0);
+    const res = await this.#range({ key: this.#codec.probeKey, count_only: true }, 0);
     return Number(res.header.revision);
   }
 
@@ -303,7 +303,7 @@ export class EtcdStore implements Store {
   async #readable(revision: Revision): Promise<boolean> {
     try {
       await this.#conn.call(true, () =>
-        this.#conn.client.kv.range({ key: this.#codec.prefix, revision, count_only: true }),
+        this.#conn.client.kv.range({ key: this.#codec.probeKey, revision, count_only: true }),
       );
       return true;
     } catch (err) {

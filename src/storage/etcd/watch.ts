@@ -2,10 +2,10 @@
  * One store watch on etcd: one etcd watcher on its own gRPC stream.
  *
  * Why not the etcd3 client's Watcher: on reconnect it resumes from the last
- * response's header revision + 1, and the header revision of a response can
- * run ahead of the events in it (the "created" response and catch-up batches
- * carry the server's current revision), so a drop during catch-up skips
- * events. Its stream also cannot send progress requests (an answer, watch id
+ * response's header revision + 1, but a header revision can run ahead of the
+ * events delivered so far: the "created" response of a watcher starting in
+ * the past carries the server's current revision, so a drop while it catches
+ * up skips the events in between. Its stream also cannot send progress requests (an answer, watch id
  * -1, matches no watcher and throws). So this class owns the stream and the
  * resume point: `#next` is the first revision not yet delivered, advanced only
  * by delivered events and by progress notifications that are ordered with
@@ -227,8 +227,10 @@ export class EtcdWatch implements StoreWatch {
     // a WatchProgressRequest (sent only in native mode, where it is ordered),
     // our own id is etcd's periodic notification.
     if (res.watch_id === '-1') {
-      if (this.#mode !== 'native' || this.#nativeOutstanding === 0) return;
-      this.#nativeOutstanding--;
+      if (this.#mode !== 'native') return;
+      // Servers may fold several deferred requests into one answer; the count
+      // only decides whether to re-ask after a reconnect.
+      this.#nativeOutstanding = Math.max(0, this.#nativeOutstanding - 1);
     }
     this.#progress(Number(res.header.revision));
   }
