@@ -35,16 +35,34 @@ const passThrough = {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Etcd3 with its connection pool reachable, to open watch streams with our own metadata. */
+class PooledEtcd3 extends Etcd3 {
+  get connectionPool() {
+    return this.pool;
+  }
+}
+
 export class EtcdConnection {
-  readonly client: Etcd3;
+  readonly client: PooledEtcd3;
 
   constructor(readonly options: ConnectionOptions) {
-    this.client = new Etcd3(clientOptions(options.endpoints, options));
+    this.client = new PooledEtcd3(clientOptions(options.endpoints, options));
   }
 
-  /** A new bidirectional watch stream (one per store watch, see watch.ts). */
+  /**
+   * A new bidirectional watch stream (one per store watch, see watch.ts).
+   * Opened with etcd's "hasleader" metadata, as clientv3's WithRequireLeader
+   * that kube-apiserver uses for watches: a member cut off from its leader
+   * ends the stream instead of silently delivering nothing, and the watch
+   * reconnects, possibly to another member.
+   */
   openWatchStream(): Promise<WatchStream> {
-    return this.client.watchClient.watch();
+    return this.client.connectionPool.withConnection('Watch', ({ client, metadata }) => {
+      const md = metadata.clone();
+      md.set('hasleader', 'true');
+      const watch = (client as unknown as { watch(md: unknown, options: object): WatchStream }).watch;
+      return watch.call(client, md, {});
+    });
   }
 
   /**

@@ -104,9 +104,7 @@ export class EtcdWatch implements StoreWatch {
     const stream = this.#stream;
     this.#stream = null;
     if (stream) {
-      // Half-close before cancelling: the etcd3 client treats an error on a
-      // still-writable stream as a host failure and resets every gRPC client
-      // of that host, which would cut all other watches too.
+      // Half-close, then cancel: etcd drops its watchers for the stream at once.
       stream.end();
       stream.cancel();
     }
