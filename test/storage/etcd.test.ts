@@ -358,7 +358,7 @@ describe('EtcdStore on a real etcd', () => {
     });
 
     it('two compactors on one etcd compact once per interval between them', async () => {
-      const intervalMs = 250;
+      const intervalMs = 200;
       const key = `compact-${run}-b`;
       const stores = [await open(freshPrefix()), await open(freshPrefix())];
       const compactions: Array<{ clock: number; revision: Revision }> = [];
@@ -378,7 +378,7 @@ describe('EtcdStore on a real etcd', () => {
       compactors[1]!.start();
       const writer = stores[0]!;
       let i = 0;
-      while (Date.now() - started < intervalMs * 10) await writer.create(`/cw/k${i++}`, enc('x'));
+      while (Date.now() - started < intervalMs * 12) await writer.create(`/cw/k${i++}`, enc('x'));
       await Promise.all(compactors.map((c) => c.stop()));
       const intervals = (Date.now() - started) / intervalMs;
 
@@ -392,7 +392,7 @@ describe('EtcdStore on a real etcd', () => {
     });
 
     it('without a shared coordinator, two compactors would each compact every interval', async () => {
-      const intervalMs = 250;
+      const intervalMs = 200;
       const stores = [await open(freshPrefix()), await open(freshPrefix())];
       let count = 0;
       const compactors = stores.map(
@@ -406,7 +406,7 @@ describe('EtcdStore on a real etcd', () => {
       const started = Date.now();
       for (const c of compactors) c.start();
       let i = 0;
-      while (Date.now() - started < intervalMs * 10) await stores[0]!.create(`/cu/k${i++}`, enc('x'));
+      while (Date.now() - started < intervalMs * 12) await stores[0]!.create(`/cu/k${i++}`, enc('x'));
       await Promise.all(compactors.map((c) => c.stop()));
       const intervals = (Date.now() - started) / intervalMs;
       assert.ok(count > Math.ceil(intervals), `${count} compactions in ${intervals} intervals`);
