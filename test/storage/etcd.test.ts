@@ -296,6 +296,12 @@ describe('EtcdStore on a real etcd', () => {
     await rec.until(() => rec.error !== null, 'unavailable error', 10_000);
     assert.ok(rec.error instanceof StorageUnavailableError, `got ${String(rec.error)}`);
     await assert.rejects(store.get('/u/x'), StorageUnavailableError);
+    const t0 = Date.now();
+    await assert.rejects(
+      EtcdStore.connect({ endpoints: [p.endpoint], prefix: freshPrefix(), dialTimeoutMs: 1_000 }),
+      StorageUnavailableError,
+    );
+    assert.ok(Date.now() - t0 < 5_000, 'connect gives up after its dial timeout');
   });
 
   it('answers progress with a sentinel on etcd < 3.4.31 and keeps reserved keys out of listings', async () => {

@@ -70,8 +70,8 @@ export class EtcdConnection {
    * timeout: any transient failure when `idempotent`, otherwise only failures
    * where nothing was sent.
    */
-  async call<T>(idempotent: boolean, fn: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + this.options.requestTimeoutMs;
+  async call<T>(idempotent: boolean, fn: () => Promise<T>, budgetMs = this.options.requestTimeoutMs): Promise<T> {
+    const deadline = Date.now() + budgetMs;
     for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
       try {
         return await fn();

@@ -93,11 +93,11 @@ export class EtcdStore implements Store {
     const store = new EtcdStore(options);
     const timeoutMs = options.dialTimeoutMs ?? 5_000;
     try {
-      await store.#conn.call(true, () =>
-        store.#conn.client.kv.range(
-          { key: store.#codec.probeKey, count_only: true },
-          { deadline: Date.now() + timeoutMs },
-        ),
+      const deadline = Date.now() + timeoutMs;
+      await store.#conn.call(
+        true,
+        () => store.#conn.client.kv.range({ key: store.#codec.probeKey, count_only: true }, { deadline }),
+        timeoutMs,
       );
       return store;
     } catch (err) {
