@@ -51,3 +51,8 @@ export function goIntOrString(v: unknown): string {
   const n = typeof v === 'number' ? v : 0;
   return `intstr.IntOrString{Type:0, IntVal:${n}, StrVal:""}`;
 }
+
+/** %#v of a []byte, as the original prints spec.request in its errors. */
+export function goBytes(bytes: Uint8Array): string {
+  return `[]byte{${Array.from(bytes, (b) => `0x${b.toString(16)}`).join(', ')}}`;
+}
