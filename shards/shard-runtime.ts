@@ -66,6 +66,8 @@ class ResourceState {
   loading: Promise<void> | null = null;
   retryTimer: NodeJS.Timeout | null = null;
   closed = false;
+  /** Revision a progress request is outstanding for; concurrent reads share it. */
+  progressFor: Revision = 0;
   constructor(
     readonly spec: ResourceSpec,
     readonly codec: JsonObjectCodec,
@@ -308,7 +310,7 @@ export class ShardRuntime {
       case 'latest': {
         const current = await this.#store.currentRevision();
         if (r.cache.revision < current) {
-          r.watch?.requestProgress();
+          this.#requestProgress(r, current);
           try {
             await r.cache.waitFor(current, this.#opts.tooLargeWaitMs);
           } catch (err) {
@@ -329,10 +331,21 @@ export class ShardRuntime {
     }
   }
 
+  /**
+   * Asks the store's watch to confirm progress, once for all reads waiting on
+   * revisions up to `revision` (a progress request can cost store writes on
+   * old etcd versions, so concurrent consistent reads share one).
+   */
+  #requestProgress(r: ResourceState, revision: Revision): void {
+    if (r.progressFor >= revision && r.progressFor > r.cache.revision) return;
+    r.progressFor = Math.max(revision, r.progressFor);
+    r.watch?.requestProgress();
+  }
+
   /** Waits briefly for the cache to reach `revision`; FutureRevisionError (504) if it does not. */
   async #reach(r: ResourceState, revision: Revision): Promise<void> {
     if (r.cache.revision >= revision) return;
-    r.watch?.requestProgress();
+    this.#requestProgress(r, revision);
     await r.cache.waitFor(revision, this.#opts.tooLargeWaitMs);
   }
 
