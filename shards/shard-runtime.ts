@@ -193,6 +193,7 @@ export class ShardRuntime {
   }
 
   #watchFrom(r: ResourceState, after: Revision): void {
+    r.progressFor = 0; // an outstanding progress request died with the old watch
     r.watch = this.#store.watch(r.spec.prefix, after, {
       onEvents: (events) => r.cache.applyEvents(events),
       onProgress: (revision) => r.cache.markProgress(revision),
