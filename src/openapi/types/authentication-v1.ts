@@ -1,0 +1,35 @@
+/**
+ * authentication.orch.io/v1: token reviews and self reviews.
+ * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
+ */
+import { f, S, B, list, map, type StructDecl } from '../schema-dsl.ts';
+import { authentication } from './namespaces.ts';
+
+export const authenticationTypes: readonly StructDecl[] = [
+  authentication.kind('TokenReview', 'Asks the server to authenticate a bearer token.', {
+    spec: f(authentication.ref('TokenReviewSpec'), 'The token to check.', { required: true, proto: 2 }),
+    status: f(authentication.ref('TokenReviewStatus'), 'The result, filled by the server.', { proto: 3 }),
+  }),
+  authentication.struct('TokenReviewSpec', 'A token to check.', {
+    token: f(S, 'Opaque bearer token.', { proto: 1 }),
+    audiences: f(list(S), 'Audiences the token must be valid for.', { listType: 'atomic', proto: 2 }),
+  }),
+  authentication.struct('TokenReviewStatus', 'Result of a token review.', {
+    authenticated: f(B, 'The token is valid.', { proto: 1 }),
+    user: f(authentication.ref('UserInfo'), 'The user the token belongs to.', { proto: 2 }),
+    audiences: f(list(S), 'Requested audiences the token is valid for.', { listType: 'atomic', proto: 4 }),
+    error: f(S, 'Why the token could not be checked.', { proto: 3 }),
+  }),
+  authentication.struct('UserInfo', 'A user as authentication found them.', {
+    username: f(S, 'User name.', { proto: 1 }),
+    uid: f(S, 'Unique ID of the user.', { proto: 2 }),
+    groups: f(list(S), 'Groups of the user.', { listType: 'atomic', proto: 3 }),
+    extra: f(map(list(S)), 'Extra attributes from the authenticator.', { proto: 4 }),
+  }),
+  authentication.kind('SelfSubjectReview', 'Returns the caller\'s own user information.', {
+    status: f(authentication.ref('SelfSubjectReviewStatus'), 'The caller\'s user information.', { proto: 2 }),
+  }),
+  authentication.struct('SelfSubjectReviewStatus', 'Result of a self review.', {
+    userInfo: f(authentication.ref('UserInfo'), 'The caller\'s user information.', { proto: 1 }),
+  }),
+];
