@@ -1,0 +1,57 @@
+/**
+ * The caching rules of the document endpoints: ETags, immutable hashed URLs,
+ * redirects for stale hashes, and 406 for protobuf-only requests.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { buildOpenApi } from '../../src/openapi/build.ts';
+import { openApiResponse, type OpenApiRequest } from '../../src/openapi/serve.ts';
+import { fixtureRegistry } from './fixture-catalog.ts';
+
+const docs = buildOpenApi(fixtureRegistry());
+const get = (path: string, extra: Partial<OpenApiRequest> = {}) => {
+  const [p, q] = path.split('?');
+  return openApiResponse(docs, { path: p!, query: new URLSearchParams(q ?? ''), ...extra });
+};
+
+describe('openApiResponse', () => {
+  it('serves v2, the v3 index and group/version documents with ETags', () => {
+    const v2 = get('/openapi/v2')!;
+    assert.equal(v2.status, 200);
+    assert.equal(v2.headers['etag'], docs.etags.v2);
+    assert.equal(v2.headers['content-type'], 'application/json');
+    assert.equal(get('/openapi/v3')!.body, docs.v3Index);
+    assert.equal(get('/openapi/v3/apis/apps/v1')!.body, docs.v3ByPath.get('apis/apps/v1'));
+  });
+
+  it('answers 304 when the ETag matches', () => {
+    const r = get('/openapi/v3/api/v1', { ifNoneMatch: docs.etags.v3.get('api/v1') })!;
+    assert.equal(r.status, 304);
+    assert.equal(r.body.length, 0);
+  });
+
+  it('marks a document fetched by its current hash immutable', () => {
+    const hash = docs.v3Hashes.get('api/v1')!;
+    const r = get(`/openapi/v3/api/v1?hash=${hash}`)!;
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['cache-control'], 'public, immutable');
+    assert.equal(get('/openapi/v3/api/v1')!.headers['cache-control'], 'no-cache, private');
+  });
+
+  it('redirects a stale hash to the current URL', () => {
+    const r = get('/openapi/v3/api/v1?hash=0123')!;
+    assert.equal(r.status, 301);
+    assert.equal(r.headers['location'], `/openapi/v3/api/v1?hash=${docs.v3Hashes.get('api/v1')}`);
+  });
+
+  it('refuses requests that accept only protobuf', () => {
+    assert.equal(get('/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' })!.status, 406);
+    assert.equal(get('/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json' })!.status, 200);
+    assert.equal(get('/openapi/v2', { accept: '*/*' })!.status, 200);
+  });
+
+  it('leaves other paths to the caller', () => {
+    assert.equal(get('/openapi/v3/apis/nothing/v1'), undefined);
+    assert.equal(get('/api/v1'), undefined);
+  });
+});
