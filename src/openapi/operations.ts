@@ -10,7 +10,8 @@ import type { GroupVersionKind } from './schema-dsl.ts';
 import { META_DELETE_OPTIONS, META_PATCH, META_STATUS } from './meta-names.ts';
 import { capitalize, groupVersionPath, operationGroupVersion } from './gvk.ts';
 import { ACTION_PARAMS, type Action, type ParamName } from './parameters.ts';
-import { subresourceGvk, type ServedSchemas } from './served-schemas.ts';
+import type { ServedSchemas } from './served-schemas.ts';
+import { streamingKind, subresourceGvk } from './subresources.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -30,7 +31,8 @@ export interface OperationPlan {
   readonly query: readonly ParamName[];
   /** Schema of the body; absent when the operation takes none. */
   readonly request?: { readonly schema: string; readonly required: boolean; readonly contentTypes?: readonly string[] };
-  readonly response: { readonly schema: string; readonly codes: readonly string[] };
+  /** Response body schema; absent for byte streams (logs, exec), which are plain text. */
+  readonly response: { readonly schema?: string; readonly codes: readonly string[] };
   /** Responses are watch streams too (list with `watch=true`). */
   readonly streams: boolean;
 }
@@ -115,10 +117,12 @@ function resourceOps(rt: ResourceType, schemas: ServedSchemas): ResourceOps {
 
 function subresourceOps(rt: ResourceType, sub: ResourceType['subresources'][number], schemas: ServedSchemas): OperationPlan[] {
   const gvk = subresourceGvk(rt, sub);
-  const kind = schemas.kindSchema(gvk);
   const what = `${sub.name} of the specified ${rt.kind}`;
   const id = (verb: string): string =>
     `${verb}${operationGroupVersion(rt.group, rt.version)}${rt.namespaced ? 'Namespaced' : ''}${rt.kind}${capitalize(sub.name)}`;
+  const streaming = streamingKind(sub);
+  if (streaming !== undefined) return streamingOps(sub, gvk, streaming, what, id);
+  const kind = schemas.kindSchema(gvk);
   const out: OperationPlan[] = [];
   for (const verb of sub.verbs) {
     switch (verb) {
@@ -138,6 +142,20 @@ function subresourceOps(rt: ResourceType, sub: ResourceType['subresources'][numb
         // Subresources are read, replaced, patched or created; other verbs have no operation of their own.
         break;
     }
+  }
+  return out;
+}
+
+/** Logs are read; exec, attach, port forwarding and proxy are connections (GET upgrades, POST). */
+function streamingOps(sub: ResourceType['subresources'][number], gvk: GroupVersionKind, streaming: 'read' | 'connect', what: string, id: (verb: string) => string): OperationPlan[] {
+  const out: OperationPlan[] = [];
+  for (const verb of sub.verbs) {
+    const method: Method | undefined = verb === 'get' ? 'get' : verb === 'create' ? 'post' : undefined;
+    if (method === undefined) continue;
+    const action: Action = streaming === 'read' ? 'get' : 'connect';
+    const opId = streaming === 'read' ? id('read') : id(method === 'get' ? 'connectGet' : 'connectPost');
+    const description = streaming === 'read' ? `Read ${what}.` : `Connect ${method.toUpperCase()} requests to ${what}.`;
+    out.push({ method, action, operationId: opId, description, gvk, query: ACTION_PARAMS[action], response: { codes: ['200'] }, streams: false });
   }
   return out;
 }

@@ -70,11 +70,12 @@ const LIST: readonly ParamName[] = [
 const WRITE: readonly ParamName[] = ['dryRun', 'fieldManager', 'fieldValidation'];
 const DELETE: readonly ParamName[] = ['dryRun', 'gracePeriodSeconds', 'ignoreStoreReadErrorWithClusterBreakingPotential', 'orphanDependents', 'propagationPolicy'];
 
-export type Action = 'get' | 'list' | 'post' | 'put' | 'patch' | 'delete' | 'deletecollection';
+export type Action = 'get' | 'list' | 'post' | 'put' | 'patch' | 'delete' | 'deletecollection' | 'connect';
 
 /** Query parameters of each action, in the order they are listed. */
 export const ACTION_PARAMS: Readonly<Record<Action, readonly ParamName[]>> = {
   get: [],
+  connect: [],
   list: LIST,
   post: WRITE,
   put: WRITE,

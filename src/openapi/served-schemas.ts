@@ -8,6 +8,7 @@ import type { ResourceType } from '../registry/resource-type.ts';
 import { f, LIST_META, list, OBJECT_META, typeMetaFields, type GroupVersionKind, type StructDecl } from './schema-dsl.ts';
 import { gvkKey, SchemaSet } from './schema-set.ts';
 import { groupPackage } from './gvk.ts';
+import { streamingKind, subresourceGvk } from './subresources.ts';
 import { ALL_TYPES } from './types/index.ts';
 
 export interface ServedSchemas {
@@ -21,11 +22,6 @@ export interface ServedSchemas {
    * strategic merge patches from it. False for fallback and shallow kinds.
    */
   isDescribed(gvk: GroupVersionKind): boolean;
-}
-
-/** Kinds of a subresource when it names another group/version (Scale is autoscaling/v1). */
-export function subresourceGvk(rt: ResourceType, sub: ResourceType['subresources'][number]): GroupVersionKind {
-  return { group: sub.group ?? rt.group, version: sub.version ?? rt.version, kind: sub.kind };
 }
 
 export function servedSchemas(types: readonly ResourceType[], declared: readonly StructDecl[] = ALL_TYPES): ServedSchemas {
@@ -91,7 +87,9 @@ export function servedSchemas(types: readonly ResourceType[], declared: readonly
     const name = ensureKind(gvk, true);
     if (rt.verbs.includes('list')) ensureList(gvk, name);
   }
-  for (const rt of types) for (const sub of rt.subresources) ensureKind(subresourceGvk(rt, sub), false);
+  for (const rt of types) {
+    for (const sub of rt.subresources) if (streamingKind(sub) === undefined) ensureKind(subresourceGvk(rt, sub), false);
+  }
 
   const set = new SchemaSet([...declared, ...extra.values()]);
   const describedCache = new Map<string, boolean>();

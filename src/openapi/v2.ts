@@ -23,7 +23,7 @@ export function swaggerDocument(groupVersions: ReadonlyMap<string, readonly Path
       const item: JsonObject = { parameters: [...p.pathParams, 'pretty' as const].map((n) => paramRef(n, used)) };
       for (const o of p.operations) {
         item[o.method] = operation(o, used, renderer);
-        roots.add(o.response.schema);
+        if (o.response.schema !== undefined) roots.add(o.response.schema);
         if (o.request !== undefined) roots.add(o.request.schema);
       }
       paths[p.path] = item;
@@ -47,7 +47,7 @@ function operation(o: OperationPlan, used: Set<ParamName>, renderer: SchemaRende
     description: o.description,
     operationId: o.operationId,
     consumes: [...(o.request?.contentTypes ?? ['*/*'])],
-    produces: o.streams ? [...PRODUCES, ...STREAMS] : PRODUCES,
+    produces: o.response.schema === undefined ? ['*/*'] : o.streams ? [...PRODUCES, ...STREAMS] : PRODUCES,
     schemes: ['https'],
   };
   const parameters: JsonObject[] = [];
@@ -55,7 +55,7 @@ function operation(o: OperationPlan, used: Set<ParamName>, renderer: SchemaRende
   for (const n of o.query) parameters.push((PARAMS[n] as ParamSpec).inline === true ? param(PARAMS[n]) : paramRef(n, used));
   if (parameters.length > 0) out['parameters'] = parameters;
   const responses: JsonObject = {};
-  const schema = renderer.refTo(o.response.schema);
+  const schema = o.response.schema === undefined ? { type: 'string' } : renderer.refTo(o.response.schema);
   for (const code of o.response.codes) responses[code] = { description: STATUS_TEXT[code] ?? 'OK', schema };
   responses['401'] = { description: 'Unauthorized' };
   out['responses'] = responses;

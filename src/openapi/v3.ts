@@ -27,7 +27,7 @@ export function groupVersionDocument(paths: readonly PathPlan[], renderer: Schem
     const item: JsonObject = { parameters: [...p.pathParams, 'pretty' as const].map((n) => paramRef(n, params)) };
     for (const o of p.operations) {
       item[o.method] = operation(o, params, renderer);
-      roots.add(o.response.schema);
+      if (o.response.schema !== undefined) roots.add(o.response.schema);
       if (o.request !== undefined) roots.add(o.request.schema);
     }
     outPaths[p.path] = item;
@@ -65,9 +65,12 @@ function operation(o: OperationPlan, used: Set<ParamName>, renderer: SchemaRende
     for (const t of o.request.contentTypes ?? ['*/*']) content[t] = { schema };
     out['requestBody'] = { content, required: o.request.required };
   }
-  const responseSchema = renderer.refTo(o.response.schema);
   const content: JsonObject = {};
-  for (const t of o.streams ? [...RESPONSE_TYPES, ...STREAM_TYPES] : RESPONSE_TYPES) content[t] = { schema: responseSchema };
+  if (o.response.schema === undefined) content['*/*'] = { schema: { type: 'string' } };
+  else {
+    const responseSchema = renderer.refTo(o.response.schema);
+    for (const t of o.streams ? [...RESPONSE_TYPES, ...STREAM_TYPES] : RESPONSE_TYPES) content[t] = { schema: responseSchema };
+  }
   const responses: JsonObject = {};
   for (const code of o.response.codes) responses[code] = { description: STATUS_TEXT[code] ?? 'OK', content };
   responses['401'] = { description: 'Unauthorized' };
