@@ -1,0 +1,13 @@
+/**
+ * events.orch.io/v1: the same events as core v1, kept in the core storage
+ * and converted on the way (strategies/event-conversion.ts).
+ */
+import type { ResourceTypeDef } from '../resource-type.ts';
+import { eventV1Strategy } from '../strategies/events-v1.ts';
+
+export const eventsTypes: ResourceTypeDef[] = [
+  {
+    group: 'events.orch.io', version: 'v1', resource: 'events', kind: 'Event', singularName: 'event', namespaced: true, shortNames: ['ev'],
+    allowCreateOnUpdate: true, storageOf: { group: '', resource: 'events' }, strategy: eventV1Strategy,
+  },
+];
