@@ -2,62 +2,43 @@
  * Containers: image, command, ports, environment, resources and mounts.
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
-import { f, S, I32, B, QTY, list, map, type StructDecl } from '../schema-dsl.ts';
+import { f, S, I32, B, QTY, list, map, type FieldDecl, type StructDecl } from '../schema-dsl.ts';
 import { core } from './namespaces.ts';
 
+/**
+ * The fields of a container. EphemeralContainerCommon repeats them in the
+ * original (same names, markers and proto numbers), so both share one list.
+ */
+const containerFields: Record<string, FieldDecl> = {
+  name: f(S, 'Container name; a DNS label, unique within the pod.', { required: true, proto: 1 }),
+  image: f(S, 'Image to run.', { proto: 2 }),
+  command: f(list(S), 'Entrypoint; replaces the image\'s ENTRYPOINT. Not run in a shell.', { listType: 'atomic', proto: 3 }),
+  args: f(list(S), 'Arguments; replace the image\'s CMD.', { listType: 'atomic', proto: 4 }),
+  workingDir: f(S, 'Working directory; defaults to the image\'s.', { proto: 5 }),
+  ports: f(list(core.ref('ContainerPort')), 'Ports the container exposes; informational.', { listType: 'map', listMapKeys: ['containerPort', 'protocol'], patchMergeKey: 'containerPort', patchStrategy: 'merge', proto: 6 }),
+  envFrom: f(list(core.ref('EnvFromSource')), 'Sources whose keys all become environment variables.', { listType: 'atomic', proto: 19 }),
+  env: f(list(core.ref('EnvVar')), 'Environment variables to set.', { listType: 'map', listMapKeys: ['name'], patchMergeKey: 'name', patchStrategy: 'merge', proto: 7 }),
+  resources: f(core.ref('ResourceRequirements'), 'Compute resources requested and limited.', { proto: 8 }),
+  resizePolicy: f(list(core.ref('ContainerResizePolicy')), 'How each resource can be resized in place.', { listType: 'atomic', proto: 23 }),
+  restartPolicy: f(S, 'Per-container restart policy; only `Always`, for sidecar init containers.', { proto: 24 }),
+  volumeMounts: f(list(core.ref('VolumeMount')), 'Pod volumes mounted into the container.', { listType: 'map', listMapKeys: ['mountPath'], patchMergeKey: 'mountPath', patchStrategy: 'merge', proto: 9 }),
+  volumeDevices: f(list(core.ref('VolumeDevice')), 'Block devices the container uses.', { listType: 'map', listMapKeys: ['devicePath'], patchMergeKey: 'devicePath', patchStrategy: 'merge', proto: 21 }),
+  livenessProbe: f(core.ref('Probe'), 'Check that restarts the container when it fails.', { proto: 10 }),
+  readinessProbe: f(core.ref('Probe'), 'Check that removes the pod from service endpoints when it fails.', { proto: 11 }),
+  startupProbe: f(core.ref('Probe'), 'Check that must pass before the other probes start.', { proto: 22 }),
+  lifecycle: f(core.ref('Lifecycle'), 'Actions run right after start and before stop.', { proto: 12 }),
+  terminationMessagePath: f(S, 'File the termination message is read from.', { proto: 13 }),
+  terminationMessagePolicy: f(S, 'Where the termination message comes from: File or FallbackToLogsOnError.', { enum: ['File', 'FallbackToLogsOnError'], proto: 20 }),
+  imagePullPolicy: f(S, 'When the image is pulled: Always, Never or IfNotPresent.', { enum: ['Always', 'Never', 'IfNotPresent'], proto: 14 }),
+  securityContext: f(core.ref('SecurityContext'), 'Security settings for the container.', { proto: 15 }),
+  stdin: f(B, 'Keep a stdin buffer open for the container.', { proto: 16 }),
+  stdinOnce: f(B, 'Close stdin after the first attach disconnects.', { proto: 17 }),
+  tty: f(B, 'Allocate a TTY; needs stdin.', { proto: 18 }),
+};
+
 export const containerTypes: readonly StructDecl[] = [
-  core.struct('Container', 'An application container run in a pod.', {
-    name: f(S, 'Container name; a DNS label, unique within the pod.', { required: true, proto: 1 }),
-    image: f(S, 'Image to run.', { proto: 2 }),
-    command: f(list(S), 'Entrypoint; replaces the image\'s ENTRYPOINT. Not run in a shell.', { listType: 'atomic', proto: 3 }),
-    args: f(list(S), 'Arguments; replace the image\'s CMD.', { listType: 'atomic', proto: 4 }),
-    workingDir: f(S, 'Working directory; defaults to the image\'s.', { proto: 5 }),
-    ports: f(list(core.ref('ContainerPort')), 'Ports the container exposes; informational.', { listType: 'map', listMapKeys: ['containerPort', 'protocol'], patchMergeKey: 'containerPort', patchStrategy: 'merge', proto: 6 }),
-    envFrom: f(list(core.ref('EnvFromSource')), 'Sources whose keys all become environment variables.', { listType: 'atomic', proto: 19 }),
-    env: f(list(core.ref('EnvVar')), 'Environment variables to set.', { listType: 'map', listMapKeys: ['name'], patchMergeKey: 'name', patchStrategy: 'merge', proto: 7 }),
-    resources: f(core.ref('ResourceRequirements'), 'Compute resources requested and limited.', { proto: 8 }),
-    resizePolicy: f(list(core.ref('ContainerResizePolicy')), 'How each resource can be resized in place.', { listType: 'atomic', proto: 23 }),
-    restartPolicy: f(S, 'Per-container restart policy; only `Always`, for sidecar init containers.', { proto: 24 }),
-    volumeMounts: f(list(core.ref('VolumeMount')), 'Pod volumes mounted into the container.', { listType: 'map', listMapKeys: ['mountPath'], patchMergeKey: 'mountPath', patchStrategy: 'merge', proto: 9 }),
-    volumeDevices: f(list(core.ref('VolumeDevice')), 'Block devices the container uses.', { listType: 'map', listMapKeys: ['devicePath'], patchMergeKey: 'devicePath', patchStrategy: 'merge', proto: 21 }),
-    livenessProbe: f(core.ref('Probe'), 'Check that restarts the container when it fails.', { proto: 10 }),
-    readinessProbe: f(core.ref('Probe'), 'Check that removes the pod from service endpoints when it fails.', { proto: 11 }),
-    startupProbe: f(core.ref('Probe'), 'Check that must pass before the other probes start.', { proto: 22 }),
-    lifecycle: f(core.ref('Lifecycle'), 'Actions run right after start and before stop.', { proto: 12 }),
-    terminationMessagePath: f(S, 'File the termination message is read from.', { proto: 13 }),
-    terminationMessagePolicy: f(S, 'Where the termination message comes from: File or FallbackToLogsOnError.', { enum: ['File', 'FallbackToLogsOnError'], proto: 20 }),
-    imagePullPolicy: f(S, 'When the image is pulled: Always, Never or IfNotPresent.', { enum: ['Always', 'Never', 'IfNotPresent'], proto: 14 }),
-    securityContext: f(core.ref('SecurityContext'), 'Security settings for the container.', { proto: 15 }),
-    stdin: f(B, 'Keep a stdin buffer open for the container.', { proto: 16 }),
-    stdinOnce: f(B, 'Close stdin after the first attach disconnects.', { proto: 17 }),
-    tty: f(B, 'Allocate a TTY; needs stdin.', { proto: 18 }),
-  }),
-  core.struct('EphemeralContainerCommon', 'Fields of an ephemeral container that it shares with Container.', {
-    name: f(S, 'Container name; a DNS label, unique within the pod.', { required: true, proto: 1 }),
-    image: f(S, 'Image to run.', { proto: 2 }),
-    command: f(list(S), 'Entrypoint; replaces the image\'s ENTRYPOINT. Not run in a shell.', { listType: 'atomic', proto: 3 }),
-    args: f(list(S), 'Arguments; replace the image\'s CMD.', { listType: 'atomic', proto: 4 }),
-    workingDir: f(S, 'Working directory; defaults to the image\'s.', { proto: 5 }),
-    ports: f(list(core.ref('ContainerPort')), 'Ports the container exposes; informational.', { listType: 'map', listMapKeys: ['containerPort', 'protocol'], patchMergeKey: 'containerPort', patchStrategy: 'merge', proto: 6 }),
-    envFrom: f(list(core.ref('EnvFromSource')), 'Sources whose keys all become environment variables.', { listType: 'atomic', proto: 19 }),
-    env: f(list(core.ref('EnvVar')), 'Environment variables to set.', { listType: 'map', listMapKeys: ['name'], patchMergeKey: 'name', patchStrategy: 'merge', proto: 7 }),
-    resources: f(core.ref('ResourceRequirements'), 'Compute resources requested and limited.', { proto: 8 }),
-    resizePolicy: f(list(core.ref('ContainerResizePolicy')), 'How each resource can be resized in place.', { listType: 'atomic', proto: 23 }),
-    restartPolicy: f(S, 'Per-container restart policy; only `Always`, for sidecar init containers.', { proto: 24 }),
-    volumeMounts: f(list(core.ref('VolumeMount')), 'Pod volumes mounted into the container.', { listType: 'map', listMapKeys: ['mountPath'], patchMergeKey: 'mountPath', patchStrategy: 'merge', proto: 9 }),
-    volumeDevices: f(list(core.ref('VolumeDevice')), 'Block devices the container uses.', { listType: 'map', listMapKeys: ['devicePath'], patchMergeKey: 'devicePath', patchStrategy: 'merge', proto: 21 }),
-    livenessProbe: f(core.ref('Probe'), 'Check that restarts the container when it fails.', { proto: 10 }),
-    readinessProbe: f(core.ref('Probe'), 'Check that removes the pod from service endpoints when it fails.', { proto: 11 }),
-    startupProbe: f(core.ref('Probe'), 'Check that must pass before the other probes start.', { proto: 22 }),
-    lifecycle: f(core.ref('Lifecycle'), 'Actions run right after start and before stop.', { proto: 12 }),
-    terminationMessagePath: f(S, 'File the termination message is read from.', { proto: 13 }),
-    terminationMessagePolicy: f(S, 'Where the termination message comes from: File or FallbackToLogsOnError.', { enum: ['File', 'FallbackToLogsOnError'], proto: 20 }),
-    imagePullPolicy: f(S, 'When the image is pulled: Always, Never or IfNotPresent.', { enum: ['Always', 'Never', 'IfNotPresent'], proto: 14 }),
-    securityContext: f(core.ref('SecurityContext'), 'Security settings for the container.', { proto: 15 }),
-    stdin: f(B, 'Keep a stdin buffer open for the container.', { proto: 16 }),
-    stdinOnce: f(B, 'Close stdin after the first attach disconnects.', { proto: 17 }),
-    tty: f(B, 'Allocate a TTY; needs stdin.', { proto: 18 }),
-  }),
+  core.struct('Container', 'An application container run in a pod.', containerFields),
+  core.struct('EphemeralContainerCommon', 'Fields of an ephemeral container that it shares with Container.', containerFields),
   core.struct('EphemeralContainer', 'A temporary container added to a running pod, for debugging.', {
     targetContainerName: f(S, 'Container whose namespaces this one joins.', { proto: 2 }),
   }, { embeds: [{ name: core.name('EphemeralContainerCommon'), proto: 1 }] }),
