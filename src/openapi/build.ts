@@ -26,6 +26,18 @@ export interface OpenApiDocuments {
   readonly etags: { readonly v2: string; readonly v3Index: string; readonly v3: ReadonlyMap<string, string> };
   /** The schemas behind the documents (for validation and field ownership). */
   readonly schemas: ServedSchemas;
+  /**
+   * The document at a path (`/openapi/v2`, `/openapi/v3`, `/openapi/v3/api/v1`),
+   * ignoring query and headers; `openApiResponse` in serve.ts also applies the
+   * hash, Accept and caching rules.
+   */
+  document(path: string): OpenApiDocument | undefined;
+}
+
+export interface OpenApiDocument {
+  readonly body: Uint8Array;
+  readonly contentType: string;
+  readonly etag: string;
 }
 
 /** What the builder needs from the registry: the served types. */
@@ -56,12 +68,21 @@ export function buildOpenApi(registry: ServedTypes): OpenApiDocuments {
   }
   const v3Index = encoder.encode(JSON.stringify(indexDocument(v3Hashes)));
   const v2 = encoder.encode(JSON.stringify(swaggerDocument(plans, new SchemaRenderer(schemas.set, 'v2'))));
+  const etags = { v2: `"${contentHash(v2)}"`, v3Index: `"${contentHash(v3Index)}"`, v3: v3Etags };
+  const byPath = new Map<string, OpenApiDocument>([
+    ['/openapi/v2', { body: v2, contentType: JSON_TYPE, etag: etags.v2 }],
+    ['/openapi/v3', { body: v3Index, contentType: JSON_TYPE, etag: etags.v3Index }],
+  ]);
+  for (const [gv, body] of v3ByPath) byPath.set(`/openapi/v3/${gv}`, { body, contentType: JSON_TYPE, etag: v3Etags.get(gv)! });
   return {
     v2,
     v3Index,
     v3ByPath,
     v3Hashes,
-    etags: { v2: `"${contentHash(v2)}"`, v3Index: `"${contentHash(v3Index)}"`, v3: v3Etags },
+    etags,
     schemas,
+    document: (path) => byPath.get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path),
   };
 }
+
+const JSON_TYPE = 'application/json';

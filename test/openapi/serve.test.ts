@@ -14,6 +14,18 @@ const get = (path: string, extra: Partial<OpenApiRequest> = {}) => {
   return openApiResponse(docs, { path: p!, query: new URLSearchParams(q ?? ''), ...extra });
 };
 
+describe('OpenApiDocuments.document', () => {
+  it('finds each document by its path, as the server routes ask', () => {
+    assert.equal(docs.document('/openapi/v2')?.body, docs.v2);
+    assert.equal(docs.document('/openapi/v3')?.etag, docs.etags.v3Index);
+    assert.equal(docs.document('/openapi/v3/')?.body, docs.v3Index);
+    const apps = docs.document('/openapi/v3/apis/apps/v1');
+    assert.equal(apps?.body, docs.v3ByPath.get('apis/apps/v1'));
+    assert.equal(apps?.contentType, 'application/json');
+    assert.equal(docs.document('/openapi/v3/apis/apps/v9'), undefined);
+  });
+});
+
 describe('openApiResponse', () => {
   it('serves v2, the v3 index and group/version documents with ETags', () => {
     const v2 = get('/openapi/v2')!;
