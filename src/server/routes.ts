@@ -8,19 +8,15 @@ import { errors } from '../endpoints/status.ts';
 import { writeBytes, writeJson } from '../endpoints/respond.ts';
 import { VERSION_INFO, type DiscoveryDocuments } from '../endpoints/discovery.ts';
 
-export interface StaticDocument {
-  body: Uint8Array;
-  contentType: string;
-  etag?: string | undefined;
-}
-
 export interface RouteDeps {
   resources: (ctx: RequestContext) => Promise<void>;
   discovery: DiscoveryDocuments;
   health: { isHealthPath(path: string): boolean; handle: (ctx: RequestContext) => Promise<void> };
   metrics: (ctx: RequestContext) => Promise<void>;
-  /** OpenAPI documents by path (`/openapi/v2`, `/openapi/v3`, `/openapi/v3/api/v1`, ...). */
-  openapi: (path: string) => StaticDocument | undefined;
+  /** OpenAPI answers (`/openapi/v2`, `/openapi/v3`, `/openapi/v3/api/v1`, ...); undefined when not a document. */
+  openapi: (req: { path: string; query: URLSearchParams; accept?: string | undefined; ifNoneMatch?: string | undefined }) =>
+    | { status: number; headers: Readonly<Record<string, string>>; body: Uint8Array }
+    | undefined;
 }
 
 export function createRoutes(deps: RouteDeps): (ctx: RequestContext) => Promise<void> {
@@ -36,16 +32,12 @@ export function createRoutes(deps: RouteDeps): (ctx: RequestContext) => Promise<
     const disco = deps.discovery.byPath.get(path);
     if (disco !== undefined) return writeBytes(ctx, 200, disco);
     if (path.startsWith('/openapi/')) {
-      const doc = deps.openapi(path);
-      if (doc === undefined) throw errors.notFoundMessage();
-      if (doc.etag !== undefined && ctx.req.header('if-none-match') === doc.etag) {
-        ctx.status = 304;
-        ctx.res.writeHead(304, { etag: doc.etag });
-        ctx.res.end();
-        return;
-      }
-      if (doc.etag !== undefined) ctx.warnings.length = 0;
-      return writeBytes(ctx, 200, doc.body, doc.contentType);
+      const answer = deps.openapi({ path, query: ctx.req.query, accept: ctx.req.header('accept'), ifNoneMatch: ctx.req.header('if-none-match') });
+      if (answer === undefined) throw errors.notFoundMessage();
+      ctx.status = answer.status;
+      ctx.res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.byteLength) });
+      ctx.res.end(answer.body);
+      return;
     }
     throw errors.notFoundMessage();
   };

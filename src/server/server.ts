@@ -24,7 +24,7 @@ import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts'
 import { createResourceHandler } from '../endpoints/resource-handler.ts';
 import { ContinueTokens } from '../endpoints/continue-token.ts';
 import { buildDiscovery } from '../endpoints/discovery.ts';
-import { buildOpenApi } from '../openapi/index.ts';
+import { buildOpenApi, openApiResponse } from '../openapi/index.ts';
 import { ShardRouter } from '../../shards/router.ts';
 import type { StoreConfig } from '../storage/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
@@ -161,7 +161,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       discovery,
       health: { isHealthPath, handle: healthHandle },
       metrics: (ctx) => metrics.metricsHandler(ctx),
-      openapi: (p) => openapi.document(p),
+      openapi: (req) => openApiResponse(openapi, req),
     });
     const handler = buildHandlerChain({
       authenticator,
