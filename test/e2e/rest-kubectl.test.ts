@@ -1,0 +1,267 @@
+/**
+ * The REST API against the real kubectl 1.32 and raw HTTPS, on a server
+ * started from the quick-start defaults (embedded store, generated
+ * credentials) on free loopback ports.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+type Obj = { metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string; creationTimestamp?: string; deletionTimestamp?: string; finalizers?: string[]; generation?: number }; [k: string]: unknown };
+
+async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('REST API with kubectl', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  it('lists the system namespaces with kubectl get', async () => {
+    const r = await t.kubectl(['get', 'namespaces', '-o', 'name']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split('\n').sort(), ['namespace/default', 'namespace/orch-node-lease', 'namespace/orch-public', 'namespace/orch-system']);
+  });
+
+  it('creates, reads, replaces and deletes objects from manifests', async () => {
+    const manifest = `
+apiVersion: v1
+kind: Namespace
+metadata: { name: shop }
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: { name: settings, namespace: shop, labels: { app: shop } }
+data: { color: blue }
+---
+apiVersion: v1
+kind: Secret
+metadata: { name: creds, namespace: shop }
+stringData: { password: hunter2 }
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: { name: builder, namespace: shop }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: web, namespace: shop, labels: { app: shop } }
+spec: { containers: [ { name: web, image: nginx } ] }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web, namespace: shop }
+spec: { selector: { app: shop }, ports: [ { port: 80 } ] }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web, namespace: shop }
+spec:
+  selector: { matchLabels: { app: shop } }
+  template:
+    metadata: { labels: { app: shop } }
+    spec: { containers: [ { name: web, image: nginx:1.27 } ] }
+`;
+    const created = await t.kubectl(['create', '-f', '-'], { input: manifest });
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /deployment.apps\/web created/);
+
+    const pod = JSON.parse((await t.kubectl(['-n', 'shop', 'get', 'pod', 'web', '-o', 'json'])).stdout) as Obj & { spec: { restartPolicy: string; containers: { imagePullPolicy: string }[] }; status: { phase: string } };
+    assert.match(pod.metadata.uid!, /^[0-9a-f-]{36}$/);
+    assert.match(pod.metadata.resourceVersion!, /^[0-9]+$/);
+    assert.ok(pod.metadata.creationTimestamp);
+    assert.equal(pod.spec.restartPolicy, 'Always', 'pod defaults applied');
+    assert.equal(pod.spec.containers[0]!.imagePullPolicy, 'Always', 'image without tag pulls Always');
+    assert.equal(pod.status.phase, 'Pending');
+
+    const secret = JSON.parse((await t.kubectl(['-n', 'shop', 'get', 'secret', 'creds', '-o', 'json'])).stdout) as Obj & { data: Record<string, string>; type: string };
+    assert.equal(Buffer.from(secret.data['password']!, 'base64').toString(), 'hunter2', 'stringData folded into data');
+    assert.equal(secret.type, 'Opaque');
+
+    const deploy = JSON.parse((await t.kubectl(['-n', 'shop', 'get', 'deploy', 'web', '-o', 'json'])).stdout) as Obj & { spec: { replicas: number; strategy: { type: string } } };
+    assert.equal(deploy.spec.replicas, 1);
+    assert.equal(deploy.spec.strategy.type, 'RollingUpdate');
+    assert.equal(deploy.metadata.generation, 1);
+
+    const described = await t.kubectl(['-n', 'shop', 'describe', 'configmap', 'settings']);
+    assert.equal(described.code, 0, described.stderr);
+    assert.match(described.stdout, /color/);
+
+    const replaced = await t.kubectl(['replace', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: settings, namespace: shop }\ndata: { color: red }\n',
+    });
+    assert.equal(replaced.code, 0, replaced.stderr);
+    const cm = JSON.parse((await t.kubectl(['-n', 'shop', 'get', 'cm', 'settings', '-o', 'json'])).stdout) as Obj & { data: Record<string, string> };
+    assert.equal(cm.data['color'], 'red');
+
+    const deleted = await t.kubectl(['-n', 'shop', 'delete', 'configmap', 'settings']);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    const gone = await t.kubectl(['-n', 'shop', 'get', 'cm', 'settings']);
+    assert.notEqual(gone.code, 0);
+    assert.match(gone.stderr, /configmaps "settings" not found/);
+  });
+
+  it('shows discovery to kubectl api-resources, api-versions and get --raw', async () => {
+    const res = await t.kubectl(['api-resources', '--no-headers']);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
+    assert.match(res.stdout, /^pods\s+po\s+v1\s+true\s+Pod$/m);
+    assert.match(res.stdout, /^leases\s+coordination\.orch\.io\/v1\s+true\s+Lease$/m);
+    const versions = await t.kubectl(['api-versions']);
+    assert.match(versions.stdout, /^apps\/v1$/m);
+    assert.match(versions.stdout, /^events\.orch\.io\/v1$/m);
+    const raw = await t.kubectl(['get', '--raw', '/readyz?verbose']);
+    assert.equal(raw.code, 0, raw.stderr);
+    assert.match(raw.stdout, /\[\+\]shards ok/);
+    assert.match(raw.stdout, /readyz check passed/);
+    const version = JSON.parse((await t.kubectl(['get', '--raw', '/version'])).stdout) as { major: string; minor: string };
+    assert.equal(version.major, '1');
+  });
+
+  it('serves the token kubeconfig on the uWS listener', async () => {
+    assert.ok(t.uwsPort !== null, 'uWS loads on this Node');
+    const r = await t.kubectl(['get', 'ns', 'default', '-o', 'name'], { kubeconfig: t.tokenKubeconfig });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'namespace/default');
+    const direct = await t.request('GET', '/api/v1/namespaces/default', undefined, { as: 'token', uws: true });
+    assert.equal(direct.status, 200);
+    assert.equal(direct.json<Obj>().metadata.name, 'default');
+  });
+
+  it('deletes a namespace: Terminating, its content removed, then gone', async () => {
+    assert.equal((await t.request('POST', '/api/v1/namespaces', { metadata: { name: 'doomed' } })).status, 201);
+    for (const name of ['a', 'b']) {
+      assert.equal((await t.request('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name }, data: { k: 'v' } })).status, 201);
+    }
+    // One object with a finalizer keeps the namespace Terminating until it is released.
+    assert.equal((await t.request('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'held', finalizers: ['example.com/hold'] } })).status, 201);
+    const del = await t.request('DELETE', '/api/v1/namespaces/doomed');
+    assert.equal(del.status, 200);
+    const ns = (await t.request('GET', '/api/v1/namespaces/doomed')).json<Obj & { status: { phase: string } }>();
+    assert.ok(ns.metadata.deletionTimestamp, 'deletionTimestamp set');
+    assert.equal(ns.status.phase, 'Terminating');
+    const refused = await t.request('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'late' } });
+    assert.equal(refused.status, 403);
+    assert.match(refused.json<{ message: string }>().message, /because it is being terminated/);
+    await eventually('plain configmaps deleted', async () => (await t.request('GET', '/api/v1/namespaces/doomed/configmaps/a')).status === 404);
+    assert.equal((await t.request('GET', '/api/v1/namespaces/doomed')).status, 200, 'still waiting for the held object');
+    const held = (await t.request('GET', '/api/v1/namespaces/doomed/configmaps/held')).json<Obj>();
+    assert.ok(held.metadata.deletionTimestamp);
+    const released = await t.request('PUT', '/api/v1/namespaces/doomed/configmaps/held', { ...held, metadata: { ...held.metadata, finalizers: [] } });
+    assert.equal(released.status, 200);
+    await eventually('namespace gone', async () => (await t.request('GET', '/api/v1/namespaces/doomed')).status === 404);
+    const missing = await t.request('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'x' } });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json<{ message: string }>().message, 'namespaces "doomed" not found');
+  });
+
+  it('holds deletion for finalizers and removes the object with the last one', async () => {
+    const path = '/api/v1/namespaces/default/configmaps';
+    assert.equal((await t.request('POST', path, { metadata: { name: 'fin', finalizers: ['a.example.com/x', 'b.example.com/y'] } })).status, 201);
+    const del = await t.request('DELETE', `${path}/fin`);
+    assert.equal(del.status, 200);
+    const pending = del.json<Obj>();
+    assert.ok(pending.metadata.deletionTimestamp, 'the answer is the object, now being deleted');
+    let cur = (await t.request('GET', `${path}/fin`)).json<Obj>();
+    const one = await t.request('PUT', `${path}/fin`, { ...cur, metadata: { ...cur.metadata, finalizers: ['b.example.com/y'] } });
+    assert.equal(one.status, 200);
+    assert.equal((await t.request('GET', `${path}/fin`)).status, 200, 'one finalizer left');
+    cur = one.json<Obj>();
+    const last = await t.request('PUT', `${path}/fin`, { ...cur, metadata: { ...cur.metadata, finalizers: [] } });
+    assert.equal(last.status, 200);
+    assert.equal((await t.request('GET', `${path}/fin`)).status, 404);
+  });
+
+  it('generates names, enforces resourceVersion preconditions and keeps status apart', async () => {
+    const path = '/api/v1/namespaces/default/configmaps';
+    const gen = await t.request('POST', path, { metadata: { generateName: 'job-' } });
+    assert.equal(gen.status, 201);
+    assert.match(gen.json<Obj>().metadata.name, /^job-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+
+    const v1 = (await t.request('POST', path, { metadata: { name: 'cas' }, data: { n: '1' } })).json<Obj>();
+    const v2 = await t.request('PUT', `${path}/cas`, { ...v1, data: { n: '2' } });
+    assert.equal(v2.status, 200);
+    const stale = await t.request('PUT', `${path}/cas`, { ...v1, data: { n: '3' } });
+    assert.equal(stale.status, 409);
+    assert.equal(stale.json<{ reason: string }>().reason, 'Conflict');
+    const dup = await t.request('POST', path, { metadata: { name: 'cas' } });
+    assert.equal(dup.status, 409);
+    assert.equal(dup.json<{ reason: string }>().reason, 'AlreadyExists');
+    // A PUT that changes nothing keeps the resourceVersion.
+    const same = (await t.request('PUT', `${path}/cas`, v2.json<Obj>())).json<Obj>();
+    assert.equal(same.metadata.resourceVersion, v2.json<Obj>().metadata.resourceVersion);
+
+    const pods = '/api/v1/namespaces/default/pods';
+    const pod = (await t.request('POST', pods, { metadata: { name: 'st' }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } })).json<Obj & { status: Record<string, unknown> }>();
+    const viaMain = await t.request('PUT', `${pods}/st`, { ...pod, status: { phase: 'Running' } });
+    assert.equal(viaMain.json<{ status: { phase: string } }>().status.phase, 'Pending', 'the main resource ignores status');
+    const cur = viaMain.json<Obj & { spec: Record<string, unknown> }>();
+    const viaStatus = await t.request('PUT', `${pods}/st/status`, { ...cur, spec: { ...cur.spec, nodeName: 'sneaky' }, status: { phase: 'Running' } });
+    assert.equal(viaStatus.status, 200);
+    const after = viaStatus.json<{ status: { phase: string }; spec: { nodeName?: string } }>();
+    assert.equal(after.status.phase, 'Running');
+    assert.equal(after.spec.nodeName, undefined, 'the status subresource ignores spec');
+  });
+
+  it('answers bad input with Status errors of the right code and reason', async () => {
+    const path = '/api/v1/namespaces/default/configmaps';
+    const cases: Array<{ what: string; method: string; path: string; body?: unknown; headers?: Record<string, string>; code: number; reason: string }> = [
+      { what: 'malformed JSON', method: 'POST', path, body: '{"metadata":', code: 400, reason: 'BadRequest' },
+      { what: 'wrong kind', method: 'POST', path, body: { kind: 'Secret', apiVersion: 'v1', metadata: { name: 'k' } }, code: 400, reason: 'BadRequest' },
+      { what: 'wrong apiVersion', method: 'POST', path, body: { kind: 'ConfigMap', apiVersion: 'apps/v1', metadata: { name: 'k' } }, code: 400, reason: 'BadRequest' },
+      { what: 'namespace mismatch', method: 'POST', path, body: { metadata: { name: 'k', namespace: 'other' } }, code: 400, reason: 'BadRequest' },
+      { what: 'invalid name', method: 'POST', path, body: { metadata: { name: 'Not_Valid' } }, code: 422, reason: 'Invalid' },
+      { what: 'missing name', method: 'POST', path, body: { metadata: {} }, code: 422, reason: 'Invalid' },
+      { what: 'unknown resource', method: 'GET', path: '/api/v1/namespaces/default/widgets', code: 404, reason: 'NotFound' },
+      { what: 'unknown group', method: 'GET', path: '/apis/nope.example.com/v1/things', code: 404, reason: 'NotFound' },
+      { what: 'unsupported media type', method: 'POST', path, body: 'a: b', headers: { 'content-type': 'text/plain' }, code: 415, reason: 'UnsupportedMediaType' },
+      { what: 'body over 3 MiB', method: 'POST', path, body: { metadata: { name: 'big' }, data: { x: 'y'.repeat(4 * 1024 * 1024) } }, code: 413, reason: 'RequestEntityTooLarge' },
+      { what: 'bad dryRun', method: 'POST', path: `${path}?dryRun=Some`, body: { metadata: { name: 'd' } }, code: 400, reason: 'BadRequest' },
+      { what: 'not found', method: 'GET', path: `${path}/nothing-here`, code: 404, reason: 'NotFound' },
+      { what: 'bad label selector', method: 'GET', path: `${path}?labelSelector=a%20in%20(`, code: 400, reason: 'BadRequest' },
+    ];
+    for (const c of cases) {
+      const r = await t.request(c.method, c.path, c.body, c.headers ? { headers: c.headers } : {});
+      assert.equal(r.status, c.code, `${c.what}: ${r.body.slice(0, 300)}`);
+      const status = r.json<{ kind: string; apiVersion: string; status: string; reason: string; code: number; message: string }>();
+      assert.equal(status.kind, 'Status', c.what);
+      assert.equal(status.apiVersion, 'v1', c.what);
+      assert.equal(status.status, 'Failure', c.what);
+      assert.equal(status.reason, c.reason, `${c.what}: ${status.message}`);
+      assert.equal(status.code, c.code, c.what);
+      assert.ok(status.message.length > 0, c.what);
+    }
+    // The server is still healthy after all that.
+    assert.equal((await t.request('GET', '/livez')).status, 200);
+  });
+
+  it('authenticates clients: certificates, tokens, and nothing else', async () => {
+    assert.equal((await t.request('GET', '/api/v1/namespaces', undefined, { as: 'admin' })).status, 200);
+    assert.equal((await t.request('GET', '/api/v1/namespaces', undefined, { as: 'token' })).status, 200);
+    const bad = await t.request('GET', '/api/v1/namespaces', undefined, { as: { token: 'not-a-real-token' } });
+    assert.equal(bad.status, 401);
+    assert.equal(bad.json<{ reason: string }>().reason, 'Unauthorized');
+    // Anonymous is off with AlwaysAllow (as the original resets it).
+    assert.equal((await t.request('GET', '/api/v1/namespaces', undefined, { as: 'none' })).status, 401);
+  });
+
+  it('exports request metrics and health checks', async () => {
+    const metrics = await t.request('GET', '/metrics');
+    assert.equal(metrics.status, 200);
+    assert.match(metrics.body, /apiserver_request_total\{[^}]*verb="LIST"[^}]*resource="namespaces"[^}]*code="200"[^}]*\} [1-9]/);
+    assert.match(metrics.body, /apiserver_request_duration_seconds_bucket/);
+    const one = await t.request('GET', '/livez/ping');
+    assert.equal(one.status, 200);
+    const excluded = await t.request('GET', '/readyz?verbose&exclude=shards');
+    assert.match(excluded.body, /\[\+\]shards excluded: ok/);
+  });
+});
