@@ -84,7 +84,7 @@ function defaultIPFamilies(spec: JsonObject): void {
 /** patchAllocatedValues: an update may leave out what the server allocated; it is kept. */
 function keepAllocated(spec: JsonObject, old: JsonObject): void {
   if (needsClusterIP(old) && needsClusterIP(spec)) {
-    setDefault(spec, 'clusterIP', old['clusterIP']);
+    if (str(old['clusterIP'])) setDefault(spec, 'clusterIP', old['clusterIP']);
     if (arr(spec['clusterIPs']).length === 0 && arr(old['clusterIPs']).length > 0) spec['clusterIPs'] = old['clusterIPs'];
     if (spec['ipFamilyPolicy'] === undefined && old['ipFamilyPolicy'] !== undefined) spec['ipFamilyPolicy'] = old['ipFamilyPolicy'];
     if (arr(spec['ipFamilies']).length === 0 && arr(old['ipFamilies']).length > 0) spec['ipFamilies'] = old['ipFamilies'];

@@ -45,9 +45,14 @@ export function specOf(o: KObject): JsonObject {
   return ensureObj(o, 'spec');
 }
 
-/** True for writes to the resource itself rather than a subresource (status, scale, ...). */
+/**
+ * True for writes that go through the type's main strategy: the resource
+ * itself, and /scale, which in the original updates spec.replicas of the
+ * object through the main strategy (so defaults and validation apply).
+ * Status, approval and finalize have their own rules.
+ */
 export function isMainResource(ctx: StrategyContext): boolean {
-  return ctx.subresource === '';
+  return ctx.subresource === '' || ctx.subresource === 'scale';
 }
 
 /** Go int32 range, which many integer fields use for their upper bound. */

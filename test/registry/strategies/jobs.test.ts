@@ -78,7 +78,8 @@ describe('job validation', () => {
     const old = job();
     jobStrategy.validate!(old, ctx());
     const next = structuredClone(old);
-    ((next['spec'] as Record<string, Record<string, Record<string, unknown>[]>>)['template']!['spec'] as unknown as Record<string, Record<string, unknown>[]>)['containers']![0]!['image'] = 'perl:6';
+    const podSpec = ((next['spec'] as Record<string, unknown>)['template'] as Record<string, Record<string, unknown>>)['spec']!;
+    (podSpec['containers'] as Record<string, unknown>[])[0]!['image'] = 'perl:6';
     jobStrategy.prepareForUpdate!(next, old, ctx());
     const errs = jobStrategy.validateUpdate!(next, old, ctx());
     assert.deepEqual(errs.map((e) => e.field), ['spec.template']);

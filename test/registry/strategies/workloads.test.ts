@@ -116,3 +116,14 @@ describe('replicationcontrollers', () => {
     ]);
   });
 });
+
+describe('scale writes', () => {
+  it('go through the main validation, as the original scale endpoint does', () => {
+    const old = created(replicaSetStrategy, 'ReplicaSet', {});
+    const next = structuredClone(old);
+    (next['spec'] as Record<string, unknown>)['replicas'] = -2;
+    replicaSetStrategy.prepareForUpdate!(next, old, ctx('scale'));
+    assert.deepEqual(lines(replicaSetStrategy.validateUpdate!(next, old, ctx('scale'))), ['spec.replicas: Invalid value: -2: must be greater than or equal to 0']);
+    assert.deepEqual(replicaSetStrategy.validateUpdate!(next, old, ctx('status')), []);
+  });
+});
