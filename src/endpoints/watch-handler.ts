@@ -7,6 +7,7 @@
  */
 import type { RequestContext } from '../server/context.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
+import type { KObject } from '../registry/object.ts';
 import type { ShardRouter } from '../../shards/router.ts';
 import type { Filter, ShardError, WatchStart } from '../../shards/protocol.ts';
 import { parseResourceVersion } from './read-options.ts';
@@ -58,6 +59,23 @@ export function planWatch(query: URLSearchParams): { start: WatchStart; initialE
   const n = parseResourceVersion(rv);
   if (n === 0) return { start: { kind: 'initial', read: { kind: 'any' } }, initialEventsEnd: false };
   return { start: { kind: 'from', revision: n }, initialEventsEnd: false };
+}
+
+/**
+ * Re-encodes frames of a type stored in another type's shape (events.orch.io
+ * events live as core events). Frames always arrive as whole lines.
+ */
+function convertFrames(rt: ResourceType, frames: Uint8Array): Uint8Array {
+  const lines = Buffer.from(frames.buffer, frames.byteOffset, frames.byteLength).toString('utf8').split('\n');
+  const out: string[] = [];
+  for (const line of lines) {
+    if (line === '') continue;
+    const ev = JSON.parse(line) as { type: string; object: KObject };
+    if (ev.type === 'BOOKMARK') ev.object = { ...ev.object, apiVersion: rt.apiVersion, kind: rt.kind };
+    else if (ev.type !== 'ERROR') ev.object = rt.conversion!.fromStorage(ev.object);
+    out.push(JSON.stringify(ev));
+  }
+  return encoder.encode(out.join('\n') + '\n');
 }
 
 function errorFrame(err: StatusError): Uint8Array {
@@ -125,7 +143,7 @@ export async function serveWatch(
         onFrames: (frames) => {
           if (done) return;
           sendHeader();
-          res.write(frames);
+          res.write(rt.conversion === undefined ? frames : convertFrames(rt, frames));
           if (res.bufferedBytes > limits.maxBufferedBytes) finish(); // too slow: the client resumes from its last version
         },
         // As the original: the stream is already 200, so the end is an ERROR event (410 Gone, ...).

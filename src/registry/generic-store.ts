@@ -48,6 +48,27 @@ export function objectKey(rt: ResourceType, namespace: string, name: string): st
   return rt.namespaced ? `${rt.keyPrefix}${namespace}/${name}` : `${rt.keyPrefix}${name}`;
 }
 
+const textEncoder = new TextEncoder();
+
+/** Stored JSON bytes as the type serves them (converted for types that share another's storage). */
+export function servedBytes(rt: ResourceType, bytes: Uint8Array): Uint8Array {
+  if (rt.conversion === undefined) return bytes;
+  return textEncoder.encode(JSON.stringify(rt.conversion.fromStorage(parseObject(bytes))));
+}
+
+/** A list's joined item bytes as the type serves them. */
+export function servedItems(rt: ResourceType, items: Uint8Array, count: number): Uint8Array {
+  if (rt.conversion === undefined || count === 0) return items;
+  const parsed = JSON.parse(`[${Buffer.from(items.buffer, items.byteOffset, items.byteLength).toString('utf8')}]`) as KObject[];
+  const json = JSON.stringify(parsed.map((o) => rt.conversion!.fromStorage(o)));
+  return textEncoder.encode(json.slice(1, -1));
+}
+
+/** The object in its stored shape, serialized for storage. */
+function storedBytes(rt: ResourceType, obj: KObject): Uint8Array {
+  return serializeForStorage(rt.conversion === undefined ? obj : rt.conversion.toStorage(obj));
+}
+
 export function parseObject(bytes: Uint8Array): KObject {
   return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as KObject;
 }
@@ -110,18 +131,20 @@ export class GenericStore {
   async get(rt: ResourceType, namespace: string, name: string, read: ReadMode): Promise<ObjectBytes> {
     const res = await this.#call(rt, name, this.#router.get(rt.storageResource, objectKey(rt, namespace, name), read));
     if (res.object === null) throw errors.notFound(rt.group, rt.resource, name);
-    return res.object;
+    return rt.conversion === undefined ? res.object : { json: servedBytes(rt, res.object.json), revision: res.object.revision };
   }
 
   /** Reads and parses one object, or null when absent. */
   async getObject(rt: ResourceType, namespace: string, name: string, read: ReadMode = { kind: 'any' }): Promise<{ obj: KObject; revision: number } | null> {
     const res = await this.#call(rt, name, this.#router.get(rt.storageResource, objectKey(rt, namespace, name), read));
     if (res.object === null) return null;
-    return { obj: parseObject(res.object.json), revision: res.object.revision };
+    const obj = parseObject(res.object.json);
+    return { obj: rt.conversion === undefined ? obj : rt.conversion.fromStorage(obj), revision: res.object.revision };
   }
 
   async list(rt: ResourceType, read: ReadMode, filter: Filter, page: { startKey?: string | undefined; limit?: number | undefined }): Promise<ListReply> {
-    return this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, page));
+    const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, page));
+    return rt.conversion === undefined ? reply : { ...reply, items: servedItems(rt, reply.items, reply.count) };
   }
 
   // ---- create ----
@@ -159,8 +182,8 @@ export class GenericStore {
         return { status: 201, body: serializeForStorage(obj) };
       }
       try {
-        const created = await this.#router.create(rt.storageResource, objectKey(rt, namespace, name), serializeForStorage(obj));
-        return { status: 201, body: created.json };
+        const created = await this.#router.create(rt.storageResource, objectKey(rt, namespace, name), storedBytes(rt, obj));
+        return { status: 201, body: servedBytes(rt, created.json) };
       } catch (err) {
         // A generated name may collide: draw another, as the original retries.
         if (generate && err instanceof ShardCallError && err.error.code === 'AlreadyExists' && attempt < MAX_GENERATE_NAME_ATTEMPTS) {
@@ -243,10 +266,10 @@ export class GenericStore {
         const key = objectKey(rt, namespace, name);
         if (finalize) {
           const deleted = await this.#router.delete(rt.storageResource, key, cur!.revision);
-          return { status: 200, body: deleted.json };
+          return { status: 200, body: servedBytes(rt, deleted.json) };
         }
-        const updated = await this.#router.update(rt.storageResource, key, bytes, cur!.revision);
-        return { status: 200, body: updated.json };
+        const updated = await this.#router.update(rt.storageResource, key, storedBytes(rt, obj), cur!.revision);
+        return { status: 200, body: servedBytes(rt, updated.json) };
       } catch (err) {
         if (err instanceof ShardCallError && (err.error.code === 'Conflict' || err.error.code === 'NotFound') && attempt < 16) {
           read = { kind: 'latest' };
@@ -337,9 +360,9 @@ export class GenericStore {
         if (opts.dryRun) return { status: 200, body: bytes };
         if (sameStored(bytes, obj)) return { status: 200, body: (await this.get(rt, namespace, name, { kind: 'any' })).json };
         try {
-          const updated = await this.#router.update(rt.storageResource, objectKey(rt, namespace, name), bytes, cur.revision);
+          const updated = await this.#router.update(rt.storageResource, objectKey(rt, namespace, name), storedBytes(rt, next), cur.revision);
           const status = opts.propagationPolicy === 'Foreground' || opts.orphanDependents === false ? 202 : 200;
-          return { status, body: updated.json };
+          return { status, body: servedBytes(rt, updated.json) };
         } catch (err) {
           if (err instanceof ShardCallError && err.error.code === 'Conflict' && attempt < 16) {
             read = { kind: 'latest' };
@@ -351,7 +374,7 @@ export class GenericStore {
       if (opts.dryRun) return { status: 200, body: successStatus(rt, obj) };
       try {
         const deleted = await this.#router.delete(rt.storageResource, objectKey(rt, namespace, name), cur.revision);
-        return { status: 200, body: rt.strategy.returnDeletedObject ? deleted.json : successStatus(rt, obj) };
+        return { status: 200, body: rt.strategy.returnDeletedObject ? servedBytes(rt, deleted.json) : successStatus(rt, obj) };
       } catch (err) {
         if (err instanceof ShardCallError && err.error.code === 'Conflict' && attempt < 16) {
           read = { kind: 'latest' };

@@ -37,6 +37,7 @@ export function resolveResourceType(def: ResourceTypeDef): ResourceType {
     tracksGeneration: def.tracksGeneration ?? false,
     virtual: def.virtual ?? false,
     storageOf: def.storageOf,
+    conversion: def.conversion,
     deprecationWarning: def.deprecationWarning,
     strategy: def.strategy ?? {},
     listKind: `${def.kind}List`,

@@ -5,6 +5,7 @@
  * to a catalog file, not a new code path.
  */
 import type { Strategy } from './strategy.ts';
+import type { KObject } from './object.ts';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
@@ -22,6 +23,12 @@ export interface SubresourceType {
   verbs: readonly Verb[];
 }
 
+/** Converts objects between a served version and the version they are stored in. */
+export interface Conversion {
+  toStorage(obj: KObject): KObject;
+  fromStorage(obj: KObject): KObject;
+}
+
 /** The part of a resource type a catalog file writes. */
 export interface ResourceTypeDef {
   group: string;
@@ -37,7 +44,7 @@ export interface ResourceTypeDef {
   verbs?: Verb[];
   subresources?: SubresourceType[];
   /** Names must be DNS-1123 labels (namespaces, services) rather than subdomains. */
-  nameRule?: 'subdomain' | 'label' | 'path-segment';
+  nameRule?: 'subdomain' | 'label' | 'dns1035-label' | 'path-segment';
   /** PUT of an absent object creates it (the original allows this for a few types). */
   allowCreateOnUpdate?: boolean;
   /** metadata.generation is kept and bumped on spec changes. */
@@ -46,6 +53,8 @@ export interface ResourceTypeDef {
   virtual?: boolean;
   /** Share storage with another resource type (same group/resource), converted on the way. */
   storageOf?: { group: string; resource: string };
+  /** With storageOf: converts between this type's shape and the stored type's shape. */
+  conversion?: Conversion;
   /** Behaviour beyond the generic rules. */
   strategy?: Strategy;
   /** The API version's stability for discovery (`v1`, `v1beta1`, ...) is in `version`. */
@@ -54,8 +63,9 @@ export interface ResourceTypeDef {
 }
 
 /** A resource type as the server uses it, with derived fields filled. */
-export interface ResourceType extends Required<Omit<ResourceTypeDef, 'storageOf' | 'deprecationWarning' | 'strategy'>> {
+export interface ResourceType extends Required<Omit<ResourceTypeDef, 'storageOf' | 'deprecationWarning' | 'strategy' | 'conversion'>> {
   storageOf: { group: string; resource: string } | undefined;
+  conversion: Conversion | undefined;
   deprecationWarning: string | undefined;
   strategy: Strategy;
   listKind: string;

@@ -254,6 +254,35 @@ spec:
     assert.equal((await t.request('GET', '/api/v1/namespaces', undefined, { as: 'none' })).status, 401);
   });
 
+  it('serves events.orch.io/v1 events from the core events storage', async () => {
+    const v1 = '/apis/events.orch.io/v1/namespaces/default/events';
+    const event = {
+      metadata: { name: 'boot.1' },
+      eventTime: '2026-11-22T00:00:00.000000Z',
+      type: 'Normal',
+      reason: 'Started',
+      action: 'Start',
+      note: 'container started',
+      regarding: { kind: 'Pod', namespace: 'default', name: 'web', apiVersion: 'v1' },
+      reportingController: 'example.com/agent',
+      reportingInstance: 'agent-1',
+    };
+    const created = await t.request('POST', v1, event);
+    assert.equal(created.status, 201, created.body);
+    assert.equal(created.json<{ apiVersion: string }>().apiVersion, 'events.orch.io/v1');
+    assert.equal(created.json<{ note: string }>().note, 'container started');
+    const core = (await t.request('GET', '/api/v1/namespaces/default/events/boot.1')).json<{ apiVersion: string; message: string; involvedObject: { name: string } }>();
+    assert.equal(core.apiVersion, 'v1');
+    assert.equal(core.message, 'container started', 'note is stored as message');
+    assert.equal(core.involvedObject.name, 'web', 'regarding is stored as involvedObject');
+    const listed = (await t.request('GET', v1)).json<{ items: Array<{ apiVersion?: string; regarding: { name: string } }> }>();
+    assert.ok(listed.items.some((e) => e.regarding.name === 'web'));
+    const missing = await t.request('POST', v1, { metadata: { name: 'bad' }, eventTime: '2026-11-22T00:00:00.000000Z' });
+    assert.equal(missing.status, 422, 'spec 2.11: type, regarding, action, reason, reporting* are required');
+    const deprecated = await t.request('POST', v1, { ...event, metadata: { name: 'old' }, deprecatedCount: 3 });
+    assert.equal(deprecated.status, 422, 'deprecated fields are not permitted in new objects');
+  });
+
   it('exports request metrics and health checks', async () => {
     const metrics = await t.request('GET', '/metrics');
     assert.equal(metrics.status, 200);

@@ -4,10 +4,12 @@
  */
 import type { ResourceTypeDef } from '../resource-type.ts';
 import { eventV1Strategy } from '../strategies/events-v1.ts';
+import { eventFromV1, eventToV1 } from '../strategies/event-conversion.ts';
 
 export const eventsTypes: ResourceTypeDef[] = [
   {
     group: 'events.orch.io', version: 'v1', resource: 'events', kind: 'Event', singularName: 'event', namespaced: true, shortNames: ['ev'],
     allowCreateOnUpdate: true, storageOf: { group: '', resource: 'events' }, strategy: eventV1Strategy,
+    conversion: { toStorage: eventFromV1, fromStorage: eventToV1 },
   },
 ];
