@@ -1,0 +1,138 @@
+/**
+ * One HTTP/1.1 request (from the HTTP/2 server's allowHTTP1 fallback) as
+ * ApiRequest/ApiResponse.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { RequestHandler } from '../server/http.ts';
+import { closeRatherThanDrain, declaredLength, EMPTY_BODY, mayHaveBody } from './body-limit.ts';
+import { ExchangeLifecycle } from './lifecycle.ts';
+import { peerCertificateChain } from './peer-certificates.ts';
+import { RequestBase } from './request-base.ts';
+import type { PendingHead, ResponseHeaders } from './response-head.ts';
+import { byteLength, DEFAULT_HEAD, findHeader } from './response-head.ts';
+import type { ErrorReporter, FrontendResponse } from './run-handler.ts';
+import { runHandler } from './run-handler.ts';
+import type { BodyProgress } from './stream-body.ts';
+import { readStreamBody } from './stream-body.ts';
+
+export function serveH1Request(msg: IncomingMessage, raw: ServerResponse, handler: RequestHandler, report: ErrorReporter): void {
+  const lifecycle = new ExchangeLifecycle();
+  const req = new H1Request(msg, lifecycle);
+  const res = new H1Response(raw, req, lifecycle);
+  // 'close' comes after 'finish' on a complete response, or alone when the
+  // connection died first.
+  raw.once('close', () => lifecycle.finish(!raw.writableFinished));
+  runHandler(handler, req, res, report);
+}
+
+class H1Request extends RequestBase {
+  readonly protocol = 'http/1.1' as const;
+  readonly frontend = 'node' as const;
+  readonly #msg: IncomingMessage;
+  readonly #progress: BodyProgress = { received: 0, complete: false };
+  #body: Promise<Uint8Array> | undefined;
+
+  constructor(msg: IncomingMessage, lifecycle: ExchangeLifecycle) {
+    super(msg.method ?? 'GET', msg.url ?? '', undefined, msg.rawHeaders, lifecycle);
+    this.#msg = msg;
+  }
+
+  get remoteAddress(): string {
+    return this.#msg.socket.remoteAddress ?? '';
+  }
+
+  get peerCertificates(): readonly Uint8Array[] | undefined {
+    return peerCertificateChain(this.#msg.socket as TLSSocket);
+  }
+
+  body(limitBytes: number): Promise<Uint8Array> {
+    if (this.#body === undefined) {
+      if (!mayHaveBody(this.headers)) {
+        this.#progress.complete = true;
+        this.#body = Promise.resolve(EMPTY_BODY);
+      } else {
+        this.#body = readStreamBody(this.#msg, limitBytes, declaredLength(this.headers), this.#progress);
+      }
+    }
+    return this.#body;
+  }
+
+  /**
+   * Whether the response should close the connection because of body bytes
+   * still on their way: node would otherwise read them all away to keep the
+   * connection alive, however many there are.
+   */
+  closeForUnreadBody(): boolean {
+    if (this.#progress.complete || this.#msg.complete) return false;
+    return closeRatherThanDrain(declaredLength(this.headers), this.#progress.received);
+  }
+}
+
+class H1Response implements FrontendResponse {
+  readonly #raw: ServerResponse;
+  readonly #req: H1Request;
+  readonly #lifecycle: ExchangeLifecycle;
+  #head: PendingHead = DEFAULT_HEAD;
+  #headSent = false;
+  #ended = false;
+
+  constructor(raw: ServerResponse, req: H1Request, lifecycle: ExchangeLifecycle) {
+    this.#raw = raw;
+    this.#req = req;
+    this.#lifecycle = lifecycle;
+  }
+
+  get closed(): boolean {
+    return this.#ended || this.#lifecycle.closed || this.#raw.destroyed;
+  }
+
+  get headSent(): boolean {
+    return this.#headSent;
+  }
+
+  get bufferedBytes(): number {
+    // Includes what sits in the socket's own write buffer.
+    return this.#raw.writableLength;
+  }
+
+  writeHead(status: number, headers: ResponseHeaders): void {
+    if (this.#headSent) throw new Error('writeHead after the response head was sent');
+    this.#head = { status, headers };
+  }
+
+  write(chunk: Uint8Array): boolean {
+    if (this.closed) return false;
+    if (!this.#headSent) this.#sendHead(undefined);
+    // HEAD, 204 and 304: node drops body writes itself.
+    return this.#raw.write(chunk);
+  }
+
+  onDrain(cb: () => void): void {
+    this.#raw.once('drain', cb);
+  }
+
+  onClose(cb: () => void): void {
+    this.#lifecycle.onClose(cb);
+  }
+
+  end(chunk?: Uint8Array | string): void {
+    if (this.closed) return;
+    if (!this.#headSent) this.#sendHead(chunk === undefined ? 0 : byteLength(chunk));
+    this.#ended = true;
+    if (chunk === undefined) this.#raw.end();
+    else this.#raw.end(chunk);
+  }
+
+  /** `length` is the whole body's size when known (a one-shot end), so it can go out as Content-Length. */
+  #sendHead(length: number | undefined): void {
+    const { status, headers } = this.#head;
+    let out: OutgoingHttpHeaders = headers;
+    if (length !== undefined && status >= 200 && status !== 204 && status !== 304 && findHeader(headers, 'content-length') === undefined) {
+      out = { ...out, 'content-length': length };
+    }
+    if (this.#req.closeForUnreadBody()) out = { ...out, connection: 'close' };
+    this.#raw.writeHead(status, out);
+    this.#headSent = true;
+  }
+}
