@@ -18,6 +18,8 @@ import { listBody, writeBytes } from './respond.ts';
 import { errors, StatusError } from './status.ts';
 import { parseBool, serveWatch, type WatchLimits } from './watch-handler.ts';
 import { getScale, updateScale } from './scale.ts';
+import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
+import { parseFieldSelector } from '../selectors/index.ts';
 
 export interface ResourceHandlerDeps {
   registry: ResourceRegistry;
@@ -101,12 +103,21 @@ function filterFor(ctx: RequestContext, rt: ResourceType, info: RequestInfo): Fi
   };
   if (info.name !== '' && info.verb === 'watch') filter.name = info.name;
   try {
+    checkFieldSelector(rt.group, rt.resource, filter.fieldSelector);
+    if (rt.conversion !== undefined && filter.fieldSelector) filter.fieldSelector = toStoredFieldNames(filter.fieldSelector);
     compileFilter(filter);
   } catch (err) {
     if (err instanceof SelectorError) throw errors.badRequest(err.message);
     throw err;
   }
   return filter;
+}
+
+/** A field selector of a converted type (events.orch.io) in the stored type's field names. */
+function toStoredFieldNames(selector: string): string {
+  return parseFieldSelector(selector)
+    .requirements.map((r) => `${EVENTS_V1_FIELD_TO_CORE[r.field] ?? r.field}${r.operator === '!=' ? '!=' : '='}${r.value.replace(/[\\,=]/g, (c) => '\\' + c)}`)
+    .join(',');
 }
 
 function dryRunOf(ctx: RequestContext): boolean {

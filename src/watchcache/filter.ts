@@ -14,6 +14,9 @@ export interface FilterSpec {
   fieldSelector?: string | undefined;
 }
 
+/** Fields whose exact-match watchers are indexed (the original indexes pods by node name). */
+export const INDEXED_FIELDS = ['spec.nodeName'] as const;
+
 export function compileFilter(filter: FilterSpec): Predicate {
   let namespace = filter.namespace === '' ? undefined : filter.namespace;
   let name = filter.name === '' ? undefined : filter.name;
@@ -40,11 +43,20 @@ export function compileFilter(filter: FilterSpec): Predicate {
   } else if (fieldTest !== undefined) {
     test = (obj) => fieldTest.matches((f) => obj.field(f));
   }
+  let pinned: { field: string; value: string } | undefined;
+  for (const field of INDEXED_FIELDS) {
+    const value = fields?.requiresExactMatch(field);
+    if (value !== undefined) {
+      pinned = { field, value };
+      break;
+    }
+  }
   return makePredicate({
     namespace,
     name,
     conditionsId: `l=${labelTest?.toString() ?? ''}|f=${fieldTest?.toString() ?? ''}`,
     test,
+    pinned,
   });
 }
 

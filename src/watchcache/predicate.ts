@@ -14,6 +14,12 @@ export interface Predicate {
   readonly name: string | undefined;
   /** True when the predicate is namespace/name scoping alone (no label or field test). */
   readonly scopeOnly: boolean;
+  /**
+   * An indexed field the predicate pins to one value (`spec.nodeName=n1` for
+   * a kubelet's pod watch): the cache then tests an event only against the
+   * groups pinned to the event's value, not against every group.
+   */
+  readonly pinned: { field: string; value: string } | undefined;
   matches(obj: CachedObject): boolean;
 }
 
@@ -24,6 +30,7 @@ export interface PredicateParts {
   conditionsId?: string;
   /** Further conditions (selectors); absent means none. */
   test?: ((obj: CachedObject) => boolean) | undefined;
+  pinned?: { field: string; value: string } | undefined;
 }
 
 export function makePredicate(parts: PredicateParts): Predicate {
@@ -34,6 +41,7 @@ export function makePredicate(parts: PredicateParts): Predicate {
     namespace,
     name,
     scopeOnly: test === undefined,
+    pinned: parts.pinned,
     matches(obj: CachedObject): boolean {
       if (namespace !== undefined && obj.namespace !== namespace) return false;
       if (name !== undefined && obj.name !== name) return false;

@@ -81,6 +81,9 @@ export class WatcherGroups {
   readonly #groups = new Map<string, Group>();
   readonly #allNamespaces = new Set<Group>();
   readonly #byNamespace = new Map<string, Set<Group>>();
+  /** Groups pinned to an indexed field value, keyed `field=value`; kept out of the two maps above. */
+  readonly #byField = new Map<string, Set<Group>>();
+  readonly #indexedFields = new Set<string>();
   readonly #groupOf = new Map<number, Group>();
   #pending = new Map<number, WatchRequest>();
 
@@ -115,13 +118,7 @@ export class WatcherGroups {
     if (group === undefined) {
       group = new Group(key, req.predicate, this.#encoder(req.encoding), req.encoding, req.bookmarks);
       this.#groups.set(key, group);
-      const ns = req.predicate.namespace;
-      if (ns === undefined) this.#allNamespaces.add(group);
-      else {
-        let set = this.#byNamespace.get(ns);
-        if (set === undefined) this.#byNamespace.set(ns, (set = new Set()));
-        set.add(group);
-      }
+      this.#indexOf(group, true);
     }
     group.add(req.id);
     this.#groupOf.set(req.id, group);
@@ -130,12 +127,38 @@ export class WatcherGroups {
   #dropIfEmpty(group: Group): void {
     if (group.members.size > 0) return;
     this.#groups.delete(group.key);
+    this.#indexOf(group, false);
+  }
+
+  /** Adds a group to (or removes it from) the index that finds it for an event. */
+  #indexOf(group: Group, add: boolean): void {
+    const pinned = group.predicate.pinned;
     const ns = group.predicate.namespace;
-    if (ns === undefined) this.#allNamespaces.delete(group);
-    else {
-      const set = this.#byNamespace.get(ns);
+    let map: Map<string, Set<Group>> | null;
+    let key: string;
+    if (pinned !== undefined) {
+      map = this.#byField;
+      key = `${pinned.field}=${pinned.value}`;
+      if (add) this.#indexedFields.add(pinned.field);
+    } else if (ns !== undefined) {
+      map = this.#byNamespace;
+      key = ns;
+    } else {
+      map = null;
+      key = '';
+    }
+    if (map === null) {
+      if (add) this.#allNamespaces.add(group);
+      else this.#allNamespaces.delete(group);
+      return;
+    }
+    let set = map.get(key);
+    if (add) {
+      if (set === undefined) map.set(key, (set = new Set()));
+      set.add(group);
+    } else {
       set?.delete(group);
-      if (set?.size === 0) this.#byNamespace.delete(ns);
+      if (set?.size === 0) map.delete(key);
     }
   }
 
@@ -201,6 +224,21 @@ export class WatcherGroups {
       for (const group of this.#allNamespaces) consider(group, ev);
       const nsGroups = this.#byNamespace.get(ev.object.namespace);
       if (nsGroups !== undefined) for (const group of nsGroups) consider(group, ev);
+      if (this.#byField.size > 0) {
+        for (const field of this.#indexedFields) {
+          // Both the new and the previous value: a pod moving off a node must reach that node's watchers.
+          const now = ev.object.field(field);
+          const before = ev.prev?.field(field);
+          if (now !== undefined) {
+            const set = this.#byField.get(`${field}=${now}`);
+            if (set !== undefined) for (const group of set) consider(group, ev);
+          }
+          if (before !== undefined && before !== now) {
+            const set = this.#byField.get(`${field}=${before}`);
+            if (set !== undefined) for (const group of set) consider(group, ev);
+          }
+        }
+      }
     }
     for (const [group, frames] of out) this.#output.send(group.ids(), frames, revision);
   }
@@ -227,6 +265,8 @@ export class WatcherGroups {
     this.#groups.clear();
     this.#allNamespaces.clear();
     this.#byNamespace.clear();
+    this.#byField.clear();
+    this.#indexedFields.clear();
     this.#groupOf.clear();
     this.#pending = new Map();
     if (ids.length > 0) this.#output.close(ids, error);

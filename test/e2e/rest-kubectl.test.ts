@@ -228,6 +228,10 @@ spec:
       { what: 'bad dryRun', method: 'POST', path: `${path}?dryRun=Some`, body: { metadata: { name: 'd' } }, code: 400, reason: 'BadRequest' },
       { what: 'not found', method: 'GET', path: `${path}/nothing-here`, code: 404, reason: 'NotFound' },
       { what: 'bad label selector', method: 'GET', path: `${path}?labelSelector=a%20in%20(`, code: 400, reason: 'BadRequest' },
+      { what: 'unsupported field selector', method: 'GET', path: `${path}?fieldSelector=spec.nodeName%3Dn1`, code: 400, reason: 'BadRequest' },
+      { what: 'continue with a resourceVersion', method: 'GET', path: `${path}?continue=abc&resourceVersion=5`, code: 400, reason: 'BadRequest' },
+      { what: 'resourceVersionMatch without resourceVersion', method: 'GET', path: `${path}?resourceVersionMatch=Exact`, code: 400, reason: 'BadRequest' },
+      { what: 'forged continue token', method: 'GET', path: `${path}?limit=1&continue=eyJ2IjoxfQ.AAAA`, code: 400, reason: 'BadRequest' },
     ];
     for (const c of cases) {
       const r = await t.request(c.method, c.path, c.body, c.headers ? { headers: c.headers } : {});

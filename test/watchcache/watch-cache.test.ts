@@ -6,6 +6,7 @@ import { WatchCache } from '../../src/watchcache/watch-cache.ts';
 import { JsonObjectCodec, serializeForStorage } from '../../src/watchcache/json-codec.ts';
 import { jsonFrames } from '../../src/watchcache/json-frames.ts';
 import { makePredicate } from '../../src/watchcache/predicate.ts';
+import { compileFilter } from '../../src/watchcache/filter.ts';
 import type { WatchOutput } from '../../src/watchcache/watchers.ts';
 
 interface Frame {
@@ -34,7 +35,7 @@ class Collector implements WatchOutput {
 }
 
 const pod = (ns: string, name: string, labels: Record<string, string> = {}, phase = 'Running'): Uint8Array =>
-  serializeForStorage({ kind: 'Pod', apiVersion: 'v1', metadata: { name, namespace: ns, labels }, status: { phase } });
+  serializeForStorage({ kind: 'Pod', apiVersion: 'v1', metadata: { name, namespace: ns, labels }, spec: { nodeName: labels['node'] }, status: { phase } });
 
 function setup(windowOpts = { minEvents: 100, maxEvents: 1000, retentionMs: 300_000 }) {
   const out = new Collector();
@@ -206,6 +207,21 @@ describe('WatchCache', () => {
     put('a', 'p2');
     assert.equal(out.of(50).length, 1, 'an unwatched watcher gets nothing more');
     assert.equal(out.of(49).length, 2);
+  });
+
+  it('indexes watchers pinned to a node name, and follows pods moving between nodes', () => {
+    const { cache, out, put } = setup();
+    for (let n = 0; n < 100; n++) {
+      cache.watch({ id: n, startRevision: cache.revision, predicate: compileFilter({ fieldSelector: `spec.nodeName=n${n}` }), encoding: 'json', bookmarks: false, initialEventsEnd: false });
+    }
+    out.sends = 0;
+    put('a', 'p1', { node: 'n7' });
+    assert.equal(out.sends, 1, 'only the n7 group is sent to');
+    assert.deepEqual(out.of(7).map((s) => s.split('@')[0]), ['ADDED p1']);
+    put('a', 'p1', { node: 'n8' });
+    assert.deepEqual(out.of(7).map((s) => s.split('@')[0]), ['ADDED p1', 'DELETED p1'], 'the old node sees the pod leave');
+    assert.deepEqual(out.of(8).map((s) => s.split('@')[0]), ['ADDED p1'], 'the new node sees it arrive');
+    assert.equal(out.of(9).length, 0);
   });
 
   it('closes watchers on reset and sends bookmarks on request', () => {
