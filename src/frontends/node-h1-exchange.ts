@@ -64,7 +64,9 @@ class H1Request extends RequestBase {
    * connection alive, however many there are.
    */
   closeForUnreadBody(): boolean {
-    if (this.#progress.complete || this.#msg.complete) return false;
+    // msg.complete is not yet true while a handler answers synchronously
+    // from inside the 'request' event, even for a GET: look at the framing.
+    if (this.#progress.complete || this.#msg.complete || !mayHaveBody(this.headers)) return false;
     return closeRatherThanDrain(declaredLength(this.headers), this.#progress.received);
   }
 }

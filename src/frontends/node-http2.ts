@@ -45,6 +45,9 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
     requestCert: true,
     rejectUnauthorized: false,
     allowHTTP1: true,
+    // node's http.Server turns Nagle off by default; the TLS server under
+    // http2 does not, which cost HTTP/1.1 a quarter of its throughput here.
+    noDelay: true,
     ...(maxStreams > 0 ? { settings: { maxConcurrentStreams: maxStreams } } : {}),
   });
   const tracker = new ConnectionTracker(server);

@@ -102,6 +102,16 @@ export function sharedFrontendTests(target: () => Target, recorder: () => Record
     assert.ok(raw.body.equals(big), 'the echoed bytes are the bytes sent');
   });
 
+  it('holds an upload until a handler that awaited other work reads it', async () => {
+    const t = target();
+    for (const streamBody of [false, true]) {
+      const body = randomBytes(2 * 1024 * 1024 + 3);
+      const reply = await call(t, { method: 'POST', path: '/late-raw?delay=80', body, streamBody });
+      assert.equal(reply.status, 200);
+      assert.ok(reply.body.equals(body), `streamed ${streamBody}`);
+    }
+  });
+
   it('answers 413 past the body limit, and the connection stays usable', async () => {
     const t = target();
     for (const streamBody of [false, true]) {
@@ -138,7 +148,10 @@ export function sharedFrontendTests(target: () => Target, recorder: () => Record
       assert.equal(reply.status, code);
       assert.equal(reply.body.byteLength, 0);
     }
-    assert.equal((await call(t, { path: '/status' })).body.toString(), 'status body');
+    const last = await call(t, { path: '/status' });
+    assert.equal(last.body.toString(), 'status body');
+    // /status answers without awaiting anything: still keep-alive.
+    assert.notEqual(last.headers.connection, 'close');
   });
 
   it('refuses a response header carrying CR/LF instead of sending it', async () => {

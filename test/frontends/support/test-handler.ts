@@ -100,6 +100,15 @@ export function makeTestHandler(recorder: Recorder): RequestHandler {
         );
         return;
       }
+      case '/late-raw': {
+        // Reads the body only after other work (authentication, say): the
+        // upload must wait, neither lost nor buffered without bound.
+        await new Promise((resolve) => setTimeout(resolve, Number(q.get('delay') ?? 50)));
+        const body = await req.body(Number(q.get('limit') ?? DEFAULT_BODY_LIMIT));
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        res.end(body);
+        return;
+      }
       case '/raw': {
         const body = await req.body(Number(q.get('limit') ?? DEFAULT_BODY_LIMIT));
         res.writeHead(200, { 'content-type': 'application/octet-stream' });
