@@ -1,0 +1,75 @@
+/**
+ * Plain JSON values as JSON.parse returns them, and the few operations every
+ * patch flavour needs on them. Property access goes through own-property
+ * helpers: patch documents are client input, and a key such as `__proto__`
+ * must stay an ordinary key instead of reaching Object.prototype.
+ */
+
+export type JsonObject = Record<string, unknown>;
+
+export function isJsonObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function hasOwn(obj: JsonObject, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+/** The own value at `key`, or undefined when the key is absent. */
+export function getOwn(obj: JsonObject, key: string): unknown {
+  return hasOwn(obj, key) ? obj[key] : undefined;
+}
+
+export function setOwn(obj: JsonObject, key: string, value: unknown): void {
+  // A plain assignment to `__proto__` would replace the prototype instead of adding a key.
+  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** A deep copy; patch algorithms mutate their inputs, callers keep theirs. */
+export function cloneJson<T>(v: T): T {
+  if (Array.isArray(v)) return v.map((x: unknown) => cloneJson(x)) as T;
+  if (isJsonObject(v)) {
+    const out: JsonObject = {};
+    for (const k of Object.keys(v)) setOwn(out, k, cloneJson(v[k]));
+    return out as T;
+  }
+  return v;
+}
+
+/** Structural equality: object key order does not matter, array order does. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false;
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => hasOwn(b, k) && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/**
+ * The dynamic type of a decoded value as the original's algorithms see it
+ * (Go's reflect kinds on map[string]interface{} data). Numbers are one kind
+ * here: JSON.parse cannot tell the original's int64 from float64.
+ */
+export type JsonKind = 'map' | 'slice' | 'string' | 'number' | 'bool' | 'nil';
+
+export function jsonKind(v: unknown): JsonKind {
+  if (v === null || v === undefined) return 'nil';
+  if (Array.isArray(v)) return 'slice';
+  switch (typeof v) {
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'map';
+  }
+}
