@@ -114,9 +114,11 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, schema: S
     const strategy = mainStrategy(meta.strategies);
     validateSetElementOrder(patchList, order, meta.mergeKey);
 
+    // The server order as the original sees it after merging (see GoListView in smp-lists.ts).
+    const serverOrder = [...originalList];
     let merged: unknown[];
     if (foundOriginal && foundPatch) {
-      merged = mergeSliceValues(originalList, patchList, { schema: sub, strategy, mergeKey: meta.mergeKey, isDeleteList: false, mergeMap });
+      merged = mergeSliceValues(originalList, patchList, { schema: sub, strategy, mergeKey: meta.mergeKey, isDeleteList: false, mergeMap, aliasView: serverOrder });
     } else if (foundPatch) {
       merged = removeDirectives(patchList)[0] as unknown[];
     } else if (foundOriginal) {
@@ -125,8 +127,8 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, schema: S
       continue;
     }
     const [named, serverOnly] = meta.mergeKey === '' ? partitionPrimitives(merged, order) : partitionMaps(merged, order, meta.mergeKey);
-    const kind = sliceElementKind(originalList, patchList);
-    setOwn(original, key, normalizeElementOrder(named, serverOnly, order, originalList, meta.mergeKey, kind));
+    const kind = sliceElementKind(serverOrder, patchList);
+    setOwn(original, key, normalizeElementOrder(named, serverOnly, order, serverOrder, meta.mergeKey, kind));
     delete patch[key];
   }
 }
