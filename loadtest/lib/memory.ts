@@ -1,4 +1,4 @@
-/** Process memory probes. RSS covers every thread of the process (workers included). */
+/** Process memory and CPU probes. RSS covers every thread of the process (workers included). */
 import { readFileSync, readdirSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -71,4 +71,18 @@ export function pidsWithArg(needle: string): number[] {
     }
   }
   return out;
+}
+
+/** CPU seconds (user + system) another process has used so far, from /proc (Linux); null when unreadable. */
+export function processCpuSeconds(pid: number, ticksPerSecond = 100): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at state, field 3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    return Number.isFinite(utime) && Number.isFinite(stime) ? (utime + stime) / ticksPerSecond : null;
+  } catch {
+    return null;
+  }
 }

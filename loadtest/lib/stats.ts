@@ -68,3 +68,9 @@ export function medianRun<T>(runs: readonly T[], key: (run: T) => number): T {
   const sorted = [...runs].sort((a, b) => key(a) - key(b));
   return sorted[(sorted.length - 1) >> 1]!;
 }
+
+/** The run with the highest `key` (for ceilings: the best this machine managed). */
+export function bestRun<T>(runs: readonly T[], key: (run: T) => number): T {
+  if (runs.length === 0) throw new Error('bestRun of no runs');
+  return runs.reduce((best, r) => (key(r) > key(best) ? r : best));
+}

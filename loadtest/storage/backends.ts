@@ -7,7 +7,7 @@ import { Etcd3, type IOptions } from 'etcd3';
 import type { Store } from '../../src/storage/interface.ts';
 import { openOwnedStore, type StoreConfig } from '../../src/storage/config.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
-import { pidsWithArg, processRss } from '../lib/memory.ts';
+import { pidsWithArg, processCpuSeconds, processRss } from '../lib/memory.ts';
 
 export type BackendName = 'embedded' | 'etcd3';
 export const BACKENDS: readonly BackendName[] = ['embedded', 'etcd3'];
@@ -42,6 +42,8 @@ export interface BenchBackend {
   raw(): RawEtcd | null;
   /** RSS of the backend's own process when it has one (etcd), else null. */
   serverRss(): number | null;
+  /** CPU seconds used so far by the backend's own process (etcd), else null. */
+  serverCpuSeconds(): number | null;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,10 @@ class EmbeddedBackend implements BenchBackend {
   }
 
   serverRss(): number | null {
+    return null;
+  }
+
+  serverCpuSeconds(): number | null {
     return null;
   }
 
@@ -151,9 +157,21 @@ class EtcdBackend implements BenchBackend {
     };
   }
 
+  #pid: number | undefined;
+
+  #serverPid(): number | undefined {
+    this.#pid ??= pidsWithArg(`--data-dir=${this.#server.dataDir}`)[0];
+    return this.#pid;
+  }
+
   serverRss(): number | null {
-    const [pid] = pidsWithArg(`--data-dir=${this.#server.dataDir}`);
+    const pid = this.#serverPid();
     return pid === undefined ? null : processRss(pid);
+  }
+
+  serverCpuSeconds(): number | null {
+    const pid = this.#serverPid();
+    return pid === undefined ? null : processCpuSeconds(pid);
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,8 @@ import type { Settings } from './settings.ts';
 
 const SECTION = 'creates';
 const EMBEDDED_TARGET = 20_000;
+/** Extra router concurrency shown for context: is the router path bound by latency or by CPU? */
+const ROUTER_EXTRA_CONCURRENCY = 256;
 const ETCD_SHARE = 0.8;
 
 type CreateOp = (key: string, value: Uint8Array) => Promise<unknown>;
@@ -24,21 +26,45 @@ interface CreateRun extends DriveResult {
   fsyncs: number | null;
   /** Main thread event-loop utilization during the run. */
   mainBusy: number;
+  /** CPU time of the whole process (all threads) per wall-clock second, in cores. */
+  cores: number;
+  /** The same for the backend's own process (etcd), or null. */
+  serverCores: number | null;
 }
 
 let nsSeq = 0;
 
-async function createRun(s: Settings, concurrency: number, keyPrefix: string, op: CreateOp, fsyncs?: () => number | null): Promise<CreateRun> {
+async function createRun(
+  s: Settings,
+  concurrency: number,
+  keyPrefix: string,
+  op: CreateOp,
+  fsyncs?: () => number | null,
+  serverCpu?: () => number | null,
+): Promise<CreateRun> {
   const factory = new ObjectFactory(`c${concurrency}-${++nsSeq}`);
   const f0 = fsyncs?.() ?? null;
   const elu0 = performance.eventLoopUtilization();
+  const cpu0 = process.cpuUsage();
+  const server0 = serverCpu?.() ?? null;
   const res = await drive(
-    concurrency === 1 ? { concurrency, durationMs: s.c1Ms } : { concurrency, count: s.c64Ops, durationMs: s.maxRunMs },
+    concurrency === 1
+      ? { concurrency, durationMs: s.c1Ms }
+      : { concurrency, count: Math.max(s.c64Ops, concurrency * 20), durationMs: s.maxRunMs },
     (i) => op(factory.key(keyPrefix, i), factory.bytes(i)),
   );
   const mainBusy = performance.eventLoopUtilization(elu0).utilization;
+  const cpu = process.cpuUsage(cpu0);
+  const cores = (cpu.user + cpu.system) / 1e6 / res.seconds;
+  const server1 = serverCpu?.() ?? null;
+  const serverCores = server0 !== null && server1 !== null ? (server1 - server0) / res.seconds : null;
   const f1 = fsyncs?.() ?? null;
-  return { ...res, fsyncs: f0 !== null && f1 !== null ? f1 - f0 : null, mainBusy };
+  return { ...res, fsyncs: f0 !== null && f1 !== null ? f1 - f0 : null, mainBusy, cores, serverCores };
+}
+
+/** CPU used per second of the run: this process (all threads) and the backend's server. */
+function cpuText(run: CreateRun): string {
+  return `CPU: this process ${run.cores.toFixed(2)} cores` + (run.serverCores !== null ? `, etcd ${run.serverCores.toFixed(2)} cores` : '');
 }
 
 function durabilityCeiling(report: Report, concurrency: number): CeilingRef | undefined {
@@ -48,6 +74,7 @@ function durabilityCeiling(report: Report, concurrency: number): CeilingRef | un
 export async function createsSection(h: BackendHarness, report: Report, s: Settings): Promise<void> {
   const b = h.backend;
   const raw = b.raw();
+  const serverCpu = (): number | null => b.serverCpuSeconds();
   const direct = await b.openDirect('direct');
   const store: Store = direct.store;
   try {
@@ -59,8 +86,8 @@ export async function createsSection(h: BackendHarness, report: Report, s: Setti
       const rawRuns: CreateRun[] = [];
       // Interleaved so that drift (page cache, etcd's own compaction) hits both alike.
       for (let r = 0; r < s.createRuns; r++) {
-        if (raw !== null) rawRuns.push(await createRun(s, concurrency, '/orch-bench-raw/configmaps/', (k, v) => raw.create(k, v)));
-        storeRuns.push(await createRun(s, concurrency, PREFIX, (k, v) => store.create(k, v), () => direct.fsyncs()));
+        if (raw !== null) rawRuns.push(await createRun(s, concurrency, '/orch-bench-raw/configmaps/', (k, v) => raw.create(k, v), undefined, serverCpu));
+        storeRuns.push(await createRun(s, concurrency, PREFIX, (k, v) => store.create(k, v), () => direct.fsyncs(), serverCpu));
       }
       let reference: CeilingRef | undefined;
       if (rawRuns.length > 0) {
@@ -78,7 +105,7 @@ export async function createsSection(h: BackendHarness, report: Report, s: Setti
           p50: lat.p50,
           p99: lat.p99,
           ceiling: durabilityCeiling(report, concurrency),
-          note: `reference for EtcdStore; median of ${s.createRuns} runs; main thread ${fmtPercent(run.mainBusy)} busy`,
+          note: `reference for EtcdStore (bare Txn RPC); median of ${s.createRuns} runs; ${cpuText(run)}`,
         });
       }
       const run = medianRun(storeRuns, (x) => x.rate);
@@ -100,7 +127,7 @@ export async function createsSection(h: BackendHarness, report: Report, s: Setti
             ? { text: `>= ${fmtNum(EMBEDDED_TARGET)}/s durable`, pass: run.rate >= EMBEDDED_TARGET }
             : undefined,
         note:
-          `median of ${s.createRuns} runs of ${concurrency === 1 ? `${s.c1Ms} ms` : `${s.c64Ops} creates`}; main thread ${fmtPercent(run.mainBusy)} busy` +
+          `median of ${s.createRuns} runs of ${concurrency === 1 ? `${s.c1Ms} ms` : `${s.c64Ops} creates`}; ${cpuText(run)}` +
           (run.fsyncs !== null && run.fsyncs > 0 ? `; ${fmtNum(run.ops / run.fsyncs)} creates per fdatasync` : ''),
       });
     }
@@ -110,9 +137,11 @@ export async function createsSection(h: BackendHarness, report: Report, s: Setti
 
   const router = await h.router();
   await createRun({ ...s, c64Ops: 500 }, 64, PREFIX, (k, v) => router.create(RESOURCE, k, v));
-  for (const concurrency of [1, 64]) {
+  for (const concurrency of [1, 64, ROUTER_EXTRA_CONCURRENCY]) {
     const runs: CreateRun[] = [];
-    for (let r = 0; r < s.createRuns; r++) runs.push(await createRun(s, concurrency, PREFIX, (k, v) => router.create(RESOURCE, k, v)));
+    for (let r = 0; r < s.createRuns; r++) {
+      runs.push(await createRun(s, concurrency, PREFIX, (k, v) => router.create(RESOURCE, k, v), undefined, serverCpu));
+    }
     const run = medianRun(runs, (x) => x.rate);
     const lat = summarize(run.latencies);
     const reference = report.ceiling(`rawEtcd${concurrency}`);
@@ -129,7 +158,10 @@ export async function createsSection(h: BackendHarness, report: Report, s: Setti
       ceiling: isEtcd ? reference : durabilityCeiling(report, concurrency),
       target:
         !isEtcd && concurrency === 64 ? { text: `>= ${fmtNum(EMBEDDED_TARGET)}/s durable`, pass: run.rate >= EMBEDDED_TARGET } : undefined,
-      note: `median of ${s.createRuns} runs; main thread ${fmtPercent(run.mainBusy)} busy${b.name === 'embedded' ? '; store in the store-host thread' : ''}`,
+      note:
+        `median of ${s.createRuns} runs; main thread ${fmtPercent(run.mainBusy)} busy; ${cpuText(run)}` +
+        (b.name === 'embedded' ? '; store in the store-host thread' : '') +
+        (concurrency === ROUTER_EXTRA_CONCURRENCY ? '; for context (latency- or CPU-bound?)' : ''),
     });
   }
 }

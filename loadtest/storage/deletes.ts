@@ -8,7 +8,7 @@
  * compaction restored them.
  */
 import type { Store } from '../../src/storage/interface.ts';
-import { fmtDuration, fmtNum } from '../lib/format.ts';
+import { fmtNum } from '../lib/format.ts';
 import { summarize } from '../lib/stats.ts';
 import { drive, timeIt, type DriveResult } from '../lib/timer.ts';
 import type { BenchBackend } from './backends.ts';
