@@ -23,6 +23,7 @@ export interface WatchLimits {
 }
 
 const encoder = new TextEncoder();
+const SPACE = encoder.encode(' ');
 
 export function parseBool(value: string | null, param: string): boolean {
   if (value === null || value === '') return false;
@@ -120,6 +121,15 @@ export async function serveWatch(
     ctx.status = 200;
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
   };
+  /**
+   * Shows the client the watch is established before any event. Where the
+   * stack cannot send a head alone (uWS), one space goes out: JSON stream
+   * decoders skip whitespace between documents.
+   */
+  const establish = (): void => {
+    sendHeader();
+    if (!res.closed && !res.flushHead()) res.write(SPACE);
+  };
 
   await new Promise<void>((resolve) => {
     let done = false;
@@ -151,6 +161,6 @@ export async function serveWatch(
       },
     );
     // The header goes out at once so that clients see the watch established.
-    sendHeader();
+    establish();
   });
 }

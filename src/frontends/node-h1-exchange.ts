@@ -110,6 +110,15 @@ class H1Response implements FrontendResponse {
     return this.#raw.write(chunk);
   }
 
+  flushHead(): boolean {
+    if (this.closed) return false;
+    if (!this.#headSent) {
+      this.#sendHead(undefined);
+      this.#raw.flushHeaders();
+    }
+    return true;
+  }
+
   onDrain(cb: () => void): void {
     this.#raw.once('drain', cb);
   }

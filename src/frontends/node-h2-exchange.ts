@@ -118,6 +118,12 @@ class H2Response implements FrontendResponse {
     this.#stream.once('drain', cb);
   }
 
+  flushHead(): boolean {
+    if (this.closed) return false;
+    if (!this.#headSent) this.#sendHead(false, undefined);
+    return true;
+  }
+
   onClose(cb: () => void): void {
     this.#lifecycle.onClose(cb);
   }

@@ -165,6 +165,11 @@ class UwsResponse implements FrontendResponse {
     return false;
   }
 
+  /** uWS ends the head with the first body chunk and will not send an empty one: the caller must write. */
+  flushHead(): boolean {
+    return false;
+  }
+
   onDrain(cb: () => void): void {
     if (!this.closed) this.#drains.push(cb);
   }

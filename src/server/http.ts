@@ -46,6 +46,13 @@ export interface ApiResponse {
    * keeping up: wait for `onDrain` before writing more.
    */
   write(chunk: Uint8Array): boolean;
+  /**
+   * Sends the status and headers now, before any body (a watch that has
+   * nothing to say yet must still show the client it is established).
+   * Returns false when the stack cannot send a head alone (uWS writes the
+   * end of the head with the first body chunk).
+   */
+  flushHead(): boolean;
   /** Called once when the buffered output has drained after `write` returned false. */
   onDrain(cb: () => void): void;
   /** Called once when the client goes away or the response ends. */

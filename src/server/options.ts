@@ -39,6 +39,12 @@ export interface ServerOptions {
   logLevel: string;
   /** Extra SANs for the generated serving certificate. */
   tlsSanHosts: string[];
+  /** How long watch caches keep events (spec: 5 minutes by default). */
+  watchCacheRetentionMs: number;
+  /** Interval of watch bookmarks for watchers that allow them. */
+  watchBookmarkIntervalMs: number;
+  /** Lifetime of list continue tokens (spec: 5 minutes by default). */
+  continueTokenLifetimeMs: number;
 }
 
 export class OptionsError extends Error {}
@@ -133,6 +139,9 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'enable-admission-plugins': { set: (o, v) => (o.enableAdmissionPlugins = list(v)), help: 'admission plugins to enable besides the defaults' },
   'disable-admission-plugins': { set: (o, v) => (o.disableAdmissionPlugins = list(v)), help: 'admission plugins to disable' },
   'log-level': { set: (o, v) => (o.logLevel = v), help: 'trace, debug, info, warn, error' },
+  'watch-cache-retention': { set: (o, v) => (o.watchCacheRetentionMs = parseDuration(v)), help: 'how long watch caches keep events (default 5m0s)' },
+  'watch-bookmark-interval': { set: (o, v) => (o.watchBookmarkIntervalMs = parseDuration(v)), help: 'interval of watch bookmarks (default 1m0s)' },
+  'continue-token-lifetime': { set: (o, v) => (o.continueTokenLifetimeMs = parseDuration(v)), help: 'lifetime of list continue tokens (default 5m0s)' },
   'tls-san': { set: (o, v) => o.tlsSanHosts.push(...list(v)), help: 'extra host names/IPs for the generated serving certificate' },
 };
 
@@ -169,6 +178,9 @@ export function defaultOptions(): ServerOptions {
     disableAdmissionPlugins: [],
     logLevel: 'info',
     tlsSanHosts: [],
+    watchCacheRetentionMs: 5 * 60_000,
+    watchBookmarkIntervalMs: 60_000,
+    continueTokenLifetimeMs: 5 * 60_000,
   };
 }
 

@@ -94,6 +94,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       resources: registry.shardResources(),
       store,
       compactionIntervalMs: opts.etcdCompactionIntervalMs,
+      runtime: { retentionMs: opts.watchCacheRetentionMs, bookmarkIntervalMs: opts.watchBookmarkIntervalMs },
     });
     cleanups.push(() => router.close());
 
@@ -153,7 +154,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const resources = createResourceHandler({
       registry,
       store: genericStore,
-      continueTokens: new ContinueTokens(continueKey),
+      continueTokens: new ContinueTokens(continueKey, opts.continueTokenLifetimeMs),
       watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: 64 * 1024 * 1024 },
     });
     const routes = createRoutes({

@@ -100,6 +100,10 @@ export class FakeResponse implements ApiResponse {
     this.headers = { ...headers };
   }
 
+  flushHead(): boolean {
+    return true;
+  }
+
   write(chunk: Uint8Array): boolean {
     if (this.closed) return true;
     if (this.headCount === 0) this.writeHead(200, {});

@@ -40,6 +40,14 @@ export interface RequestAuth {
   headers?: Record<string, string>;
 }
 
+export interface WatchStream {
+  status: number;
+  events: Array<{ type: string; object: { kind?: string; apiVersion?: string; code?: number; reason?: string; metadata: { name?: string; resourceVersion?: string; annotations?: Record<string, string> } } }>;
+  ended: boolean;
+  until(pred: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  close(): void;
+}
+
 export interface TestServer {
   server: RunningServer;
   dataDir: string;
@@ -49,6 +57,8 @@ export interface TestServer {
   tokenKubeconfig: string;
   kubectl(args: string[], opts?: { kubeconfig?: string; input?: string; timeoutMs?: number }): Promise<{ code: number; stdout: string; stderr: string }>;
   request(method: string, urlPath: string, body?: unknown, auth?: RequestAuth): Promise<HttpAnswer>;
+  /** Opens a watch (or any streamed GET) and collects its JSON lines. */
+  watch(urlPath: string, auth?: RequestAuth): Promise<WatchStream>;
   stop(): Promise<void>;
 }
 
@@ -100,6 +110,42 @@ export async function startTestServer(extraArgs: string[] = [], opts: { dataDir?
       req.end(payload);
     });
 
+  const watch = (urlPath: string, auth: RequestAuth = {}): Promise<WatchStream> =>
+    new Promise((resolve, reject) => {
+      const as = auth.as ?? 'admin';
+      const headers: Record<string, string> = { accept: 'application/json', ...(auth.headers ?? {}) };
+      if (as === 'token') headers['authorization'] = `Bearer ${files.adminToken}`;
+      const port = auth.uws ? server.uwsPort! : server.securePort;
+      const req = https.request({ host: '127.0.0.1', port, method: 'GET', path: urlPath, headers, agent: as === 'admin' ? certAgent : agent, servername: 'localhost' }, (res) => {
+        const stream: WatchStream = {
+          status: res.statusCode ?? 0,
+          events: [],
+          ended: false,
+          until: async (pred, what, timeoutMs = 15_000) => {
+            const deadline = Date.now() + timeoutMs;
+            while (!pred()) {
+              if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(stream.events.map((e) => e.type))}`);
+              await new Promise((r) => setTimeout(r, 20));
+            }
+          },
+          close: () => req.destroy(),
+        };
+        let buf = '';
+        res.on('data', (chunk: Buffer) => {
+          buf += chunk.toString('utf8');
+          const lines = buf.split('\n');
+          buf = lines.pop()!;
+          for (const line of lines) if (line.trim() !== '') stream.events.push(JSON.parse(line) as WatchStream['events'][number]);
+        });
+        res.on('end', () => (stream.ended = true));
+        res.on('close', () => (stream.ended = true));
+        res.on('error', () => (stream.ended = true));
+        resolve(stream);
+      });
+      req.on('error', (err) => reject(err));
+      req.end();
+    });
+
   const kubectl: TestServer['kubectl'] = (args, o = {}) =>
     new Promise((resolve) => {
       const child = execFile(
@@ -123,6 +169,7 @@ export async function startTestServer(extraArgs: string[] = [], opts: { dataDir?
     tokenKubeconfig: files.adminTokenKubeconfigPath,
     kubectl,
     request,
+    watch,
     stop: async () => {
       agent.destroy();
       certAgent.destroy();

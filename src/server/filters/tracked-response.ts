@@ -50,6 +50,12 @@ export class TrackedResponse implements ApiResponse {
     this.#head(status, headers);
   }
 
+  flushHead(): boolean {
+    if (this.sealed) return true;
+    if (!this.headWritten) this.#head(200, {});
+    return this.#inner.flushHead();
+  }
+
   write(chunk: Uint8Array): boolean {
     // A sealed response swallows writes; report "keep going" so no one waits
     // for a drain that will never come (they see `closed` and stop).
@@ -109,6 +115,10 @@ export class TrackedResponse implements ApiResponse {
       write: (chunk) => {
         if (!this.headWritten) this.#head(200, {});
         return inner.write(chunk);
+      },
+      flushHead: () => {
+        if (!this.headWritten) this.#head(200, {});
+        return inner.flushHead();
       },
       onDrain: (cb) => inner.onDrain(cb),
       onClose: (cb) => this.onClose(cb),
