@@ -115,13 +115,43 @@ export class ShardRuntime {
     }
   }
 
+  /**
+   * Watch output is coalesced per member list per event-loop turn: a store
+   * that delivers events one by one (etcd) would otherwise cost one message
+   * and one fan-out per event. Entries keep insertion order and member lists
+   * are never mutated once handed out, so each watcher still sees its frames
+   * in order; an `end` first flushes what is pending.
+   */
+  #pendingFrames = new Map<readonly number[], { chunks: Uint8Array[]; revision: Revision }>();
+  #framesScheduled = false;
+
+  #flushFrames = (): void => {
+    this.#framesScheduled = false;
+    if (this.#pendingFrames.size === 0) return;
+    const pending = this.#pendingFrames;
+    this.#pendingFrames = new Map();
+    for (const [ids, { chunks, revision }] of pending) {
+      const bytes = concatOwned(chunks);
+      this.#port.send({ t: 'frames', ids, frames: bytes, revision }, [bytes.buffer as ArrayBuffer]);
+    }
+  };
+
   #output(): WatchOutput {
     return {
       send: (ids, frames, revision) => {
-        const bytes = concatOwned(frames);
-        this.#port.send({ t: 'frames', ids, frames: bytes, revision }, [bytes.buffer as ArrayBuffer]);
+        const entry = this.#pendingFrames.get(ids);
+        if (entry === undefined) this.#pendingFrames.set(ids, { chunks: [...frames], revision });
+        else {
+          entry.chunks.push(...frames);
+          entry.revision = revision;
+        }
+        if (!this.#framesScheduled) {
+          this.#framesScheduled = true;
+          setImmediate(this.#flushFrames);
+        }
       },
       close: (ids, error) => {
+        this.#flushFrames();
         this.#port.send({ t: 'end', ids, error: toShardError(error) });
       },
     };
@@ -433,6 +463,7 @@ export class ShardRuntime {
         initialEventsEnd: req.initialEventsEnd,
       });
     } catch (err) {
+      this.#flushFrames();
       this.#port.send({ t: 'end', ids: [req.watchId], error: toShardError(err) });
     }
   }
