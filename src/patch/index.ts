@@ -76,17 +76,15 @@ export function applyPatch(req: ApplyPatchRequest): Record<string, unknown> {
   const patch = parseJson(bytes);
 
   try {
-    switch (type) {
-      case JSON_PATCH_TYPE:
-        return asObject(applyJsonPatch(req.original, patch, req.jsonPatchLimits));
-      case MERGE_PATCH_TYPE:
-        // The original's merge patch library refuses null and scalars outright;
-        // a list "applies" and then fails to decode as the object.
-        if (!isJsonObject(patch) && !Array.isArray(patch)) throw errors.badRequest('Invalid JSON Patch');
-        return asObject(applyMergePatch(req.original, patch));
-      default:
-        return applyStrategicMergePatch(req.original as JsonObject, strategicPatchMap(patch), req.schema!);
+    if (type === JSON_PATCH_TYPE) return asObject(applyJsonPatch(req.original, patch, req.jsonPatchLimits));
+    if (type === MERGE_PATCH_TYPE) {
+      // The original's merge patch library refuses null and scalars outright;
+      // a list "applies" and then fails to decode as the object.
+      if (!isJsonObject(patch) && !Array.isArray(patch)) throw errors.badRequest('Invalid JSON Patch');
+      return asObject(applyMergePatch(req.original, patch));
     }
+    if (req.schema === undefined) throw new Error(`${type} passed the content type check without a schema`);
+    return applyStrategicMergePatch(req.original as JsonObject, strategicPatchMap(patch), req.schema);
   } catch (e) {
     throw e instanceof PatchError ? patchErrorStatus(e) : e;
   }

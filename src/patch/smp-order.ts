@@ -34,11 +34,20 @@ export function sliceElementKind(...lists: readonly (readonly unknown[])[]): Jso
   return kind;
 }
 
-/** Position of `item` in `list`, by merge key value for maps and by value otherwise; -1 when absent. */
-export function indexOfItem(list: readonly unknown[], item: unknown, mergeKey: string, kind: JsonKind): number {
-  const keyOf = kind === 'map' ? (x: unknown): unknown => (isJsonObject(x) ? (getOwn(x, mergeKey) ?? null) : null) : (x: unknown): unknown => x;
-  const wanted = keyOf(item);
-  return list.findIndex((x) => keyOf(x) === wanted);
+/** The value an item is ordered by: its merge key value for maps, itself otherwise (a missing key counts as null, as in Go). */
+function orderKey(item: unknown, mergeKey: string, kind: JsonKind): unknown {
+  if (kind !== 'map') return item;
+  return isJsonObject(item) ? (getOwn(item, mergeKey) ?? null) : null;
+}
+
+/** First position of each order key in `list`: lookups stay O(1) on long lists. */
+function positions(list: readonly unknown[], mergeKey: string, kind: JsonKind): (item: unknown) => number {
+  const first = new Map<unknown, number>();
+  list.forEach((x, i) => {
+    const k = orderKey(x, mergeKey, kind);
+    if (!first.has(k)) first.set(k, i);
+  });
+  return (item) => first.get(orderKey(item, mergeKey, kind)) ?? -1;
 }
 
 /** The map in `list` whose `key` equals `value`, with its position; errors when an element is not a map. */
@@ -112,21 +121,21 @@ function sortByOrder(items: readonly unknown[], order: readonly unknown[], merge
     }
     [toSort, toDelete] = splitDeleteItems(toSort);
   }
-  // Go's stable sort is an insertion sort at these sizes, and its comparator
-  // says "before" whenever either side is missing from the order; doing the
-  // same insertion sort keeps even those cases identical.
-  const before = (a: unknown, b: unknown): boolean => {
-    const ia = indexOfItem(order, a, mergeKey, kind);
-    if (ia >= 0) {
-      const ib = indexOfItem(order, b, mergeKey, kind);
-      if (ib >= 0) return ia < ib;
+  const posIn = positions(order, mergeKey, kind);
+  const pos = toSort.map(posIn);
+  if (pos.every((p) => p >= 0)) {
+    // A consistent order: any stable sort gives Go's result.
+    toSort = toSort.map((item, i) => ({ item, p: pos[i]! })).sort((a, b) => a.p - b.p).map((x) => x.item);
+  } else {
+    // Go's comparator says "before" whenever either side is missing from the
+    // order, which no sort treats consistently; Go's stable sort is an
+    // insertion sort up to 20 items, so the same insertion sort matches it there.
+    const items = toSort.map((item, i) => ({ item, p: pos[i]! }));
+    const before = (a: { p: number }, b: { p: number }): boolean => (a.p >= 0 && b.p >= 0 ? a.p < b.p : true);
+    for (let i = 1; i < items.length; i++) {
+      for (let j = i; j > 0 && before(items[j]!, items[j - 1]!); j--) [items[j], items[j - 1]] = [items[j - 1]!, items[j]!];
     }
-    return true;
-  };
-  for (let i = 1; i < toSort.length; i++) {
-    for (let j = i; j > 0 && before(toSort[j], toSort[j - 1]); j--) {
-      [toSort[j], toSort[j - 1]] = [toSort[j - 1], toSort[j]];
-    }
+    toSort = items.map((x) => x.item);
   }
   return [...toSort, ...toDelete];
 }
@@ -136,6 +145,7 @@ function sortByOrder(items: readonly unknown[], order: readonly unknown[], merge
  * order knows both it and the next item of `right` and puts it earlier.
  */
 function mergeSorted(left: readonly unknown[], right: readonly unknown[], serverOrder: readonly unknown[], mergeKey: string, kind: JsonKind): unknown[] {
+  const posIn = positions(serverOrder, mergeKey, kind);
   const out: unknown[] = [];
   let i = 0;
   let j = 0;
@@ -143,8 +153,8 @@ function mergeSorted(left: readonly unknown[], right: readonly unknown[], server
     if (i >= left.length) out.push(right[j++]);
     else if (j >= right.length) out.push(left[i++]);
     else {
-      const li = indexOfItem(serverOrder, left[i], mergeKey, kind);
-      const ri = indexOfItem(serverOrder, right[j], mergeKey, kind);
+      const li = posIn(left[i]);
+      const ri = posIn(right[j]);
       if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
       else out.push(right[j++]);
     }

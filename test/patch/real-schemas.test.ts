@@ -138,6 +138,21 @@ describe('Pod', () => {
     assert.deepEqual(spec(out)['nodeSelector'], { zone: 'a', disk: 'ssd' });
   });
 
+  it('merges long lists without quadratic lookups per comparison', () => {
+    const n = 5000;
+    const env = Array.from({ length: n }, (_, i) => ({ name: `V${i}`, value: String(i) }));
+    const big = pod({ containers: [{ name: 'app', image: 'x', env }] });
+    const reversed = env.map((e) => ({ name: e.name })).reverse();
+    const started = performance.now();
+    const out = smp(big, { spec: { containers: [{ name: 'app', '$setElementOrder/env': reversed, env: [{ name: 'V0', value: 'zero' }] }] } });
+    const elapsed = performance.now() - started;
+    const merged = containers(out)[0]!['env'] as JsonObject[];
+    assert.equal(merged.length, n);
+    assert.deepEqual(merged[0], { name: `V${n - 1}`, value: String(n - 1) });
+    assert.deepEqual(merged[n - 1], { name: 'V0', value: 'zero' });
+    assert.ok(elapsed < 5000, `took ${elapsed} ms`);
+  });
+
   it('a container without its merge key is the original 500', () => {
     assert.throws(() => smp(base, { spec: { containers: [{ image: 'foo' }] } }), { code: 500, message: 'map: map[image:foo] does not contain declared merge key: name' });
   });
