@@ -47,7 +47,9 @@ export interface SliceMerge {
  * `$setElementOrder` step then orders server-only items by that same array,
  * now edited, and its own tests expect the outcome (a server-only item stays
  * before an added one). Appends past the original length reach memory the
- * view does not cover, so this is exact whatever Go's capacities were.
+ * view does not cover, so this is exact whatever Go's capacities were. Only
+ * lists of maps are tracked: for primitives the in-place effect depends on
+ * capacities (and only shows when the server list repeats a value).
  */
 class GoListView {
   #len: number;
