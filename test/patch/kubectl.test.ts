@@ -34,7 +34,7 @@ const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 const at = (o: unknown, ...path: string[]): unknown => path.reduce<unknown>((v, k) => (v as Obj | undefined)?.[k], o);
 
-describe('kubectl patches applied with applyPatch', { skip: hasKubectl() ? false : 'kubectl not on PATCH', timeout: 180_000 }, () => {
+describe('kubectl patches applied with applyPatch', { skip: hasKubectl() ? false : 'kubectl not on PATH', timeout: 180_000 }, () => {
   let h: Harness;
   /** The object as our server would store it after each patch. */
   let live: Obj;
