@@ -154,7 +154,16 @@ export async function serveWatch(
           if (done) return;
           sendHeader();
           res.write(rt.conversion === undefined ? frames : convertFrames(rt, frames));
-          if (res.bufferedBytes > limits.maxBufferedBytes) finish(); // too slow: the client resumes from its last version
+          if (res.bufferedBytes > limits.maxBufferedBytes) {
+            // Too slow to keep: drop the connection and what it buffers (the
+            // client resumes from the last version it saw), so one slow
+            // reader never holds memory or delays the others.
+            done = true;
+            clearTimeout(timer);
+            handle?.close();
+            res.destroy();
+            resolve();
+          }
         },
         // As the original: the stream is already 200, so the end is an ERROR event (410 Gone, ...).
         onEnd: (e) => finish(errorFrame(shardErrorToStatus(rt, e))),

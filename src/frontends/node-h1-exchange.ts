@@ -110,6 +110,12 @@ class H1Response implements FrontendResponse {
     return this.#raw.write(chunk);
   }
 
+  destroy(): void {
+    if (this.#lifecycle.closed) return;
+    this.#raw.destroy();
+    this.#lifecycle.finish(true);
+  }
+
   flushHead(): boolean {
     if (this.closed) return false;
     if (!this.#headSent) {

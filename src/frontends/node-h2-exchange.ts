@@ -118,6 +118,13 @@ class H2Response implements FrontendResponse {
     this.#stream.once('drain', cb);
   }
 
+  destroy(): void {
+    if (this.#lifecycle.closed) return;
+    // RST_STREAM(CANCEL): the other streams of the connection go on.
+    this.#stream.close(constants.NGHTTP2_CANCEL);
+    this.#lifecycle.finish(true);
+  }
+
   flushHead(): boolean {
     if (this.closed) return false;
     if (!this.#headSent) this.#sendHead(false, undefined);

@@ -165,6 +165,14 @@ class UwsResponse implements FrontendResponse {
     return false;
   }
 
+  destroy(): void {
+    if (this.#lifecycle.closed) return;
+    this.#ended = true;
+    this.#lifecycle.finish(true);
+    // Closes the socket at once, dropping what uWS still buffers.
+    this.#res.close();
+  }
+
   /** uWS ends the head with the first body chunk and will not send an empty one: the caller must write. */
   flushHead(): boolean {
     return false;

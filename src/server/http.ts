@@ -57,6 +57,12 @@ export interface ApiResponse {
   onDrain(cb: () => void): void;
   /** Called once when the client goes away or the response ends. */
   onClose(cb: () => void): void;
+  /**
+   * Drops the response at once, discarding buffered output (the connection
+   * or HTTP/2 stream is reset): for a client too slow to keep, whose
+   * buffered bytes must not wait for it.
+   */
+  destroy(): void;
   /** Ends the response, optionally with a last chunk. */
   end(chunk?: Uint8Array | string): void;
   /** Bytes buffered and not yet sent (for bounded watch buffers). */

@@ -45,6 +45,8 @@ export interface ServerOptions {
   watchBookmarkIntervalMs: number;
   /** Lifetime of list continue tokens (spec: 5 minutes by default). */
   continueTokenLifetimeMs: number;
+  /** Bytes a watch may have buffered for a slow client before it is dropped. */
+  watchMaxBufferedBytes: number;
 }
 
 export class OptionsError extends Error {}
@@ -142,6 +144,7 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'watch-cache-retention': { set: (o, v) => (o.watchCacheRetentionMs = parseDuration(v)), help: 'how long watch caches keep events (default 5m0s)' },
   'watch-bookmark-interval': { set: (o, v) => (o.watchBookmarkIntervalMs = parseDuration(v)), help: 'interval of watch bookmarks (default 1m0s)' },
   'continue-token-lifetime': { set: (o, v) => (o.continueTokenLifetimeMs = parseDuration(v)), help: 'lifetime of list continue tokens (default 5m0s)' },
+  'watch-max-buffered-bytes': { set: (o, v) => (o.watchMaxBufferedBytes = int('watch-max-buffered-bytes', 1024, 2 ** 40)(v)), help: 'output a slow watcher may have pending before it is dropped (default 64 MiB)' },
   'tls-san': { set: (o, v) => o.tlsSanHosts.push(...list(v)), help: 'extra host names/IPs for the generated serving certificate' },
 };
 
@@ -181,6 +184,7 @@ export function defaultOptions(): ServerOptions {
     watchCacheRetentionMs: 5 * 60_000,
     watchBookmarkIntervalMs: 60_000,
     continueTokenLifetimeMs: 5 * 60_000,
+    watchMaxBufferedBytes: 64 * 1024 * 1024,
   };
 }
 

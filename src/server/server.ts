@@ -155,7 +155,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       registry,
       store: genericStore,
       continueTokens: new ContinueTokens(continueKey, opts.continueTokenLifetimeMs),
-      watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: 64 * 1024 * 1024 },
+      watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
     });
     const routes = createRoutes({
       resources,

@@ -104,6 +104,10 @@ export class FakeResponse implements ApiResponse {
     return true;
   }
 
+  destroy(): void {
+    this.end();
+  }
+
   write(chunk: Uint8Array): boolean {
     if (this.closed) return true;
     if (this.headCount === 0) this.writeHead(200, {});

@@ -50,6 +50,10 @@ export class TrackedResponse implements ApiResponse {
     this.#head(status, headers);
   }
 
+  destroy(): void {
+    this.#inner.destroy();
+  }
+
   flushHead(): boolean {
     if (this.sealed) return true;
     if (!this.headWritten) this.#head(200, {});
@@ -120,6 +124,7 @@ export class TrackedResponse implements ApiResponse {
         if (!this.headWritten) this.#head(200, {});
         return inner.flushHead();
       },
+      destroy: () => inner.destroy(),
       onDrain: (cb) => inner.onDrain(cb),
       onClose: (cb) => this.onClose(cb),
       end: (chunk) => this.#end(chunk),
