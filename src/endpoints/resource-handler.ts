@@ -11,7 +11,8 @@ import type { Filter } from '../../shards/protocol.ts';
 import { compileFilter } from '../watchcache/filter.ts';
 import { SelectorError } from '../selectors/index.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
-import { readJsonObject, readObject } from './body.ts';
+import { readBodyBytes, readJsonObject, readObject } from './body.ts';
+import { servePatch, type PatchSchemas } from './patch-handler.ts';
 import { ContinueTokens } from './continue-token.ts';
 import { planGet, planList } from './read-options.ts';
 import { listBody, writeBytes } from './respond.ts';
@@ -24,6 +25,7 @@ import { parseFieldSelector } from '../selectors/index.ts';
 export interface ResourceHandlerDeps {
   registry: ResourceRegistry;
   store: GenericStore;
+  patchSchemas: PatchSchemas;
   continueTokens: ContinueTokens;
   watch: WatchLimits;
 }
@@ -73,8 +75,10 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
         const revision = '';
         return writeBytes(ctx, 200, listBody(rt, { items, count: deleted.length, revision: 0 }, { resourceVersion: revision }));
       }
-      case 'patch':
-        throw errors.unsupportedMediaType(ctx.req.header('content-type') ?? '', []);
+      case 'patch': {
+        const res = await servePatch(ctx, store, deps.patchSchemas, rt, info, await readBodyBytes(ctx), writeOptions(ctx));
+        return writeBytes(ctx, res.status, res.body);
+      }
       default:
         throw errors.methodNotAllowed(info.verb);
     }
@@ -177,10 +181,14 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
   if (sub === undefined || info.name === '') throw errors.notFoundMessage();
   if (!(sub.verbs as readonly string[]).includes(info.verb)) throw errors.methodNotAllowed(info.verb);
   const { store } = deps;
+  if (info.verb === 'patch') {
+    const res = await servePatch(ctx, store, deps.patchSchemas, rt, info, await readBodyBytes(ctx), writeOptions(ctx));
+    return writeBytes(ctx, res.status, res.body);
+  }
   if (sub.name === 'scale') {
     if (info.verb === 'get') return writeJson200(ctx, await getScale(store, rt, info.namespace, info.name, planGet(ctx.req.query)));
     if (info.verb === 'update') return writeJson200(ctx, await updateScale(store, rt, info.namespace, info.name, await readObject(ctx), writeOptions(ctx)));
-    throw errors.unsupportedMediaType(ctx.req.header('content-type') ?? '', []);
+    throw errors.methodNotAllowed(info.verb);
   }
   switch (info.verb) {
     case 'get': {
@@ -193,7 +201,7 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
       return writeBytes(ctx, res.status, res.body);
     }
     default:
-      throw errors.unsupportedMediaType(ctx.req.header('content-type') ?? '', []);
+      throw errors.methodNotAllowed(info.verb);
   }
 }
 

@@ -22,6 +22,7 @@ import { GenericStore } from '../registry/generic-store.ts';
 import { AdmissionChain, type AdmissionPlugin } from '../admission/types.ts';
 import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts';
 import { createResourceHandler } from '../endpoints/resource-handler.ts';
+import { PatchSchemas } from '../endpoints/patch-handler.ts';
 import { ContinueTokens } from '../endpoints/continue-token.ts';
 import { buildDiscovery } from '../endpoints/discovery.ts';
 import { buildOpenApi, openApiResponse } from '../openapi/index.ts';
@@ -154,6 +155,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const resources = createResourceHandler({
       registry,
       store: genericStore,
+      patchSchemas: new PatchSchemas(openapi.schemas),
       continueTokens: new ContinueTokens(continueKey, opts.continueTokenLifetimeMs),
       watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
     });

@@ -110,6 +110,47 @@ spec:
     assert.match(gone.stderr, /configmaps "settings" not found/);
   });
 
+  it('patches with kubectl label, annotate, apply, patch and scale', async () => {
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: applied, namespace: default }\ndata: { a: "1", b: "2" }\n';
+    const first = await t.kubectl(['apply', '-f', '-'], { input: cm });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /configmap\/applied created/);
+    const second = await t.kubectl(['apply', '-f', '-'], { input: cm.replace('b: "2"', 'c: "3"') });
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /configmap\/applied configured/);
+    let got = JSON.parse((await t.kubectl(['get', 'cm', 'applied', '-o', 'json'])).stdout) as Obj & { data: Record<string, string>; metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } };
+    assert.deepEqual(got.data, { a: '1', c: '3' }, 'client-side apply removed b and added c');
+    assert.ok(got.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration']);
+
+    assert.equal((await t.kubectl(['label', 'cm', 'applied', 'tier=web'])).code, 0);
+    assert.equal((await t.kubectl(['annotate', 'cm', 'applied', 'note=hello'])).code, 0);
+    const merge = await t.kubectl(['patch', 'cm', 'applied', '--type=merge', '-p', '{"data":{"d":"4"}}']);
+    assert.equal(merge.code, 0, merge.stderr);
+    const json = await t.kubectl(['patch', 'cm', 'applied', '--type=json', '-p', '[{"op":"remove","path":"/data/a"}]']);
+    assert.equal(json.code, 0, json.stderr);
+    got = JSON.parse((await t.kubectl(['get', 'cm', 'applied', '-o', 'json'])).stdout);
+    assert.equal(got.metadata.labels?.['tier'], 'web');
+    assert.equal(got.metadata.annotations?.['note'], 'hello');
+    assert.deepEqual(got.data, { c: '3', d: '4' });
+    const failing = await t.request('PATCH', '/api/v1/namespaces/default/configmaps/applied', [{ op: 'test', path: '/data/c', value: 'nope' }], { headers: { 'content-type': 'application/json-patch+json' } });
+    assert.equal(failing.status, 422, 'a failing test op is 422');
+
+    const dep = await t.kubectl(['create', '-f', '-'], {
+      input: 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: scaled, namespace: default }\nspec:\n  selector: { matchLabels: { app: scaled } }\n  template:\n    metadata: { labels: { app: scaled } }\n    spec: { containers: [ { name: c, image: nginx } ] }\n',
+    });
+    assert.equal(dep.code, 0, dep.stderr);
+    const scaled = await t.kubectl(['scale', 'deployment', 'scaled', '--replicas=4']);
+    assert.equal(scaled.code, 0, scaled.stderr);
+    const replicas = await t.kubectl(['get', 'deploy', 'scaled', '-o', 'jsonpath={.spec.replicas}']);
+    assert.equal(replicas.stdout, '4');
+    const applyDep = await t.kubectl(['apply', '-f', '-'], {
+      input: 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: scaled, namespace: default }\nspec:\n  selector: { matchLabels: { app: scaled } }\n  template:\n    metadata: { labels: { app: scaled } }\n    spec: { containers: [ { name: c, image: nginx:1.27, env: [ { name: A, value: "1" } ] } ] }\n',
+    });
+    assert.equal(applyDep.code, 0, applyDep.stderr);
+    const image = await t.kubectl(['get', 'deploy', 'scaled', '-o', 'jsonpath={.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env[0].name}']);
+    assert.equal(image.stdout, 'nginx:1.27 A', 'strategic merge patch by container name');
+  });
+
   it('shows discovery to kubectl api-resources, api-versions and get --raw', async () => {
     const res = await t.kubectl(['api-resources', '--no-headers']);
     assert.equal(res.code, 0, res.stderr);
