@@ -78,8 +78,8 @@ export interface AcceptClause {
  * Parses an Accept header into clauses, most preferred first: by q, then
  * concrete types before `*` ones, header order otherwise. Malformed clauses
  * are dropped, as goautoneg drops them; unlike goautoneg, `q=0` means "not
- * acceptable" (RFC 9110 12.4.2) and drops the clause too. A lone `*` is
- * read as `* /*`.
+ * acceptable" (RFC 9110 12.4.2) and drops the clause too. A lone `*`
+ * (seen in the wild) means any type.
  */
 export function parseAccept(header: string): AcceptClause[] {
   const clauses: AcceptClause[] = [];
