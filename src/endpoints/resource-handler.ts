@@ -13,6 +13,7 @@ import { SelectorError } from '../selectors/index.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
 import { readBodyBytes, readJsonObject, readObject } from './body.ts';
 import { servePatch, type PatchSchemas } from './patch-handler.ts';
+import { negotiateFor, renderList, renderObject, watchFrameTransformer, type Rendered } from './representation.ts';
 import { ContinueTokens } from './continue-token.ts';
 import { planGet, planList } from './read-options.ts';
 import { listBody, writeBytes } from './respond.ts';
@@ -46,27 +47,33 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
     if (!(rt.verbs as readonly string[]).includes(info.verb)) throw errors.methodNotAllowed(info.verb);
     switch (info.verb) {
       case 'get': {
+        const n = negotiateFor(ctx, { read: true, watch: false, list: false });
         const obj = await store.get(rt, info.namespace, info.name, planGet(ctx.req.query));
-        return writeBytes(ctx, 200, obj.json);
+        return writeRendered(ctx, 200, renderObject(rt, n, obj.json));
       }
       case 'list':
         return serveList(ctx, deps, rt, info);
-      case 'watch':
-        return serveWatch(ctx, store.router, rt, filterFor(ctx, rt, info), deps.watch);
+      case 'watch': {
+        const n = negotiateFor(ctx, { read: true, watch: true, list: true });
+        return serveWatch(ctx, store.router, rt, filterFor(ctx, rt, info), deps.watch, watchFrameTransformer(rt, n));
+      }
       case 'create': {
         if (info.name !== '') throw errors.methodNotAllowed('create');
+        const n = negotiateFor(ctx, { read: false, watch: false, list: false });
         const body = await readObject(ctx);
         const res = await store.create(rt, info.namespace, body, writeOptions(ctx));
-        return writeBytes(ctx, res.status, res.body);
+        return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
       case 'update': {
+        const n = negotiateFor(ctx, { read: false, watch: false, list: false });
         const body = await readObject(ctx);
         const res = await store.update(rt, info.namespace, info.name, body, writeOptions(ctx));
-        return writeBytes(ctx, res.status, res.body);
+        return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
       case 'delete': {
+        const n = negotiateFor(ctx, { read: false, watch: false, list: false });
         const res = await store.delete(rt, info.namespace, info.name, await deleteOptions(ctx));
-        return writeBytes(ctx, res.status, res.body);
+        return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
       case 'deletecollection': {
         const filter = filterFor(ctx, rt, info);
@@ -76,8 +83,9 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
         return writeBytes(ctx, 200, listBody(rt, { items, count: deleted.length, revision: 0 }, { resourceVersion: revision }));
       }
       case 'patch': {
+        const n = negotiateFor(ctx, { read: false, watch: false, list: false });
         const res = await servePatch(ctx, store, deps.patchSchemas, rt, info, await readBodyBytes(ctx), writeOptions(ctx));
-        return writeBytes(ctx, res.status, res.body);
+        return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
       default:
         throw errors.methodNotAllowed(info.verb);
@@ -86,6 +94,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
 }
 
 async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: ResourceType, info: RequestInfo): Promise<void> {
+  const n = negotiateFor(ctx, { read: true, watch: false, list: true });
   const plan = planList(ctx.req.query, deps.continueTokens);
   const filter = filterFor(ctx, rt, info);
   const startKey = plan.resume ? rt.keyPrefix + plan.resume.start : undefined;
@@ -94,7 +103,11 @@ async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: Res
   if (reply.lastKey !== undefined) {
     cont = deps.continueTokens.encode({ revision: reply.revision, start: reply.lastKey.slice(rt.keyPrefix.length) + '\x00' });
   }
-  writeBytes(ctx, 200, listBody(rt, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount: reply.remaining }));
+  writeRendered(ctx, 200, renderList(rt, n, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount: reply.remaining }));
+}
+
+function writeRendered(ctx: RequestContext, status: number, r: Rendered): void {
+  writeBytes(ctx, status, r.body, r.contentType);
 }
 
 /** The list/watch filter of a request; selector syntax errors are 400 before anything starts. */
@@ -192,8 +205,9 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
   }
   switch (info.verb) {
     case 'get': {
+      const n = negotiateFor(ctx, { read: true, watch: false, list: false });
       const obj = await store.get(rt, info.namespace, info.name, planGet(ctx.req.query));
-      return writeBytes(ctx, 200, obj.json);
+      return writeRendered(ctx, 200, renderObject(rt, n, obj.json));
     }
     case 'update': {
       const body = await readObject(ctx);

@@ -99,6 +99,8 @@ export async function serveWatch(
   rt: ResourceType,
   filter: Filter,
   limits: WatchLimits,
+  /** Re-encodes frames for a negotiated representation (Table, ...); undefined: JSON as is. */
+  transform?: ((frames: Uint8Array) => Uint8Array) | undefined,
 ): Promise<void> {
   const q = ctx.req.query;
   const { start, initialEventsEnd } = planWatch(q);
@@ -153,7 +155,8 @@ export async function serveWatch(
         onFrames: (frames) => {
           if (done) return;
           sendHeader();
-          res.write(rt.conversion === undefined ? frames : convertFrames(rt, frames));
+          const served = rt.conversion === undefined ? frames : convertFrames(rt, frames);
+          res.write(transform === undefined ? served : transform(served));
           if (res.bufferedBytes > limits.maxBufferedBytes) {
             // Too slow to keep: drop the connection and what it buffers (the
             // client resumes from the last version it saw), so one slow

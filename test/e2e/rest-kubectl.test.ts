@@ -151,6 +151,38 @@ spec:
     assert.equal(image.stdout, 'nginx:1.27 A', 'strategic merge patch by container name');
   });
 
+  it('prints server-side tables: get, -o wide, --chunk-size and -w', async () => {
+    await t.request('POST', '/api/v1/namespaces', { metadata: { name: 'tables' } });
+    for (let i = 0; i < 5; i++) await t.request('POST', '/api/v1/namespaces/tables/configmaps', { metadata: { name: `t${i}` }, data: { a: '1', b: '2' } });
+    const pod = await t.request('POST', '/api/v1/namespaces/tables/pods', { metadata: { name: 'p' }, spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'nginx' }] } });
+    await t.request('PUT', '/api/v1/namespaces/tables/pods/p/status', { ...pod.json<object>(), status: { phase: 'Running', podIP: '10.0.0.7', containerStatuses: [{ name: 'c', ready: true, restartCount: 2, image: 'nginx', imageID: '', started: true, state: { running: {} } }] } });
+    const pods = await t.kubectl(['-n', 'tables', 'get', 'pods']);
+    assert.equal(pods.code, 0, pods.stderr);
+    assert.match(pods.stdout, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/m);
+    assert.match(pods.stdout, /^p\s+1\/1\s+Running\s+2\s+\d+s$/m);
+    const wide = await t.kubectl(['-n', 'tables', 'get', 'pods', '-o', 'wide']);
+    assert.match(wide.stdout, /^p\s+1\/1\s+Running\s+2\s+\S+\s+10\.0\.0\.7\s+node-a\s/m);
+    const chunked = await t.kubectl(['-n', 'tables', 'get', 'configmaps', '--chunk-size=2', '-v=6']);
+    assert.equal(chunked.code, 0, chunked.stderr);
+    for (let i = 0; i < 5; i++) assert.match(chunked.stdout, new RegExp(`^t${i}\\s+2\\s`, 'm'));
+    assert.ok((chunked.stderr.match(/limit=2/g) ?? []).length >= 3, 'kubectl paged with continue tokens');
+    const ns = await t.kubectl(['get', 'namespace', 'tables']);
+    assert.match(ns.stdout, /^tables\s+Active\s+\d+s$/m);
+
+    // kubectl get -w: the current rows, then a row per change.
+    const { spawn } = await import('node:child_process');
+    const child = spawn('kubectl', ['--kubeconfig', t.kubeconfig, '-n', 'tables', 'get', 'configmaps', '-w'], { env: { ...process.env, HOME: t.dataDir } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const deadline = Date.now() + 15_000;
+    while (!/^t4\s/m.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await t.request('POST', '/api/v1/namespaces/tables/configmaps', { metadata: { name: 'watched-new' } });
+    while (!/^watched-new\s/m.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.kill();
+    assert.match(out, /^t0\s+2\s/m, 'initial rows');
+    assert.match(out, /^watched-new\s+0\s/m, 'a row for the new object');
+  });
+
   it('shows discovery to kubectl api-resources, api-versions and get --raw', async () => {
     const res = await t.kubectl(['api-resources', '--no-headers']);
     assert.equal(res.code, 0, res.stderr);
