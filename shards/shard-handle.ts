@@ -196,6 +196,18 @@ export class ShardHandle {
     return this.#watchers.size;
   }
 
+  /** Requests sent and not yet answered (the shard's queue depth, for metrics). */
+  get pendingCount(): number {
+    return this.#pending.size + this.#backlog.length;
+  }
+
+  /** Watchers per resource (`<group>/<resource>` of the storage) on this shard. */
+  watchersByResource(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const w of this.#watchers.values()) out.set(w.req.resource, (out.get(w.req.resource) ?? 0) + 1);
+    return out;
+  }
+
   #onShardLost(): void {
     if (this.#closed) return;
     this.#port = null;

@@ -163,7 +163,18 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       resources,
       discovery,
       health: { isHealthPath, handle: healthHandle },
-      metrics: (ctx) => metrics.metricsHandler(ctx),
+      metrics: (ctx) => {
+        // Gauges read at scrape time: shard queues and watch counts live in the router.
+        for (let i = 0; i < router.shardCount; i++) {
+          const shard = router.shard(i);
+          metrics.setShardQueueDepth(i, shard.pendingCount);
+        }
+        for (const rt of registry.storedTypes()) {
+          const shard = router.shardOf(rt.storageResource);
+          metrics.setRegisteredWatchers(rt.group, rt.kind, shard.watchersByResource().get(rt.storageResource) ?? 0);
+        }
+        return metrics.metricsHandler(ctx);
+      },
       openapi: (req) => openApiResponse(openapi, req),
     });
     const handler = buildHandlerChain({

@@ -361,10 +361,13 @@ spec:
   });
 
   it('exports request metrics and health checks', async () => {
+    assert.equal((await t.request('GET', '/api/v1/namespaces')).status, 200);
     const metrics = await t.request('GET', '/metrics');
     assert.equal(metrics.status, 200);
     assert.match(metrics.body, /apiserver_request_total\{[^}]*verb="LIST"[^}]*resource="namespaces"[^}]*code="200"[^}]*\} [1-9]/);
     assert.match(metrics.body, /apiserver_request_duration_seconds_bucket/);
+    assert.match(metrics.body, /apiserver_shard_queue_depth\{shard="1"\} \d+/);
+    assert.match(metrics.body, /apiserver_registered_watchers\{group="",kind="Namespace"\} [1-9]/, 'the namespace controller watches namespaces');
     const one = await t.request('GET', '/livez/ping');
     assert.equal(one.status, 200);
     const excluded = await t.request('GET', '/readyz?verbose&exclude=shards');
