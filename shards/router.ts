@@ -113,8 +113,20 @@ export class ShardRouter {
     return s;
   }
 
+  /** Told the duration of every storage call (for apiserver_storage_request_duration_seconds). */
+  observe: ((operation: string, resource: string, seconds: number) => void) | undefined;
+
+  #timed<T>(operation: string, resource: string, p: Promise<T>): Promise<T> {
+    const observe = this.observe;
+    if (observe === undefined) return p;
+    const started = performance.now();
+    const done = (): void => observe(operation, resource, (performance.now() - started) / 1000);
+    p.then(done, done);
+    return p;
+  }
+
   get(resource: string, key: string, read: ReadMode): Promise<{ object: ObjectBytes | null; revision: Revision }> {
-    return this.shardOf(resource).call({ op: 'get', resource, key, read });
+    return this.#timed('get', resource, this.shardOf(resource).call({ op: 'get', resource, key, read }));
   }
 
   list(
@@ -123,19 +135,19 @@ export class ShardRouter {
     filter: Filter,
     page: { startKey?: string | undefined; limit?: number | undefined } = {},
   ): Promise<ListReply> {
-    return this.shardOf(resource).call({ op: 'list', resource, read, filter, startKey: page.startKey, limit: page.limit });
+    return this.#timed('list', resource, this.shardOf(resource).call({ op: 'list', resource, read, filter, startKey: page.startKey, limit: page.limit }));
   }
 
   create(resource: string, key: string, value: Uint8Array): Promise<ObjectBytes> {
-    return this.shardOf(resource).call({ op: 'create', resource, key, value });
+    return this.#timed('create', resource, this.shardOf(resource).call({ op: 'create', resource, key, value }));
   }
 
   update(resource: string, key: string, value: Uint8Array, expectedRevision: Revision): Promise<ObjectBytes> {
-    return this.shardOf(resource).call({ op: 'update', resource, key, value, expectedRevision });
+    return this.#timed('update', resource, this.shardOf(resource).call({ op: 'update', resource, key, value, expectedRevision }));
   }
 
   delete(resource: string, key: string, expectedRevision?: Revision): Promise<ObjectBytes> {
-    return this.shardOf(resource).call({ op: 'delete', resource, key, expectedRevision });
+    return this.#timed('delete', resource, this.shardOf(resource).call({ op: 'delete', resource, key, expectedRevision }));
   }
 
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {

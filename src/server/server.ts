@@ -137,6 +137,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
     });
     const metrics = createMetrics();
+    router.observe = (op, resource, seconds) => metrics.observeStorageRequest(op, resource, seconds);
     const healthHandle = healthHandler(health, logger);
 
     // Authentication and authorization.

@@ -366,6 +366,7 @@ spec:
     assert.equal(metrics.status, 200);
     assert.match(metrics.body, /apiserver_request_total\{[^}]*verb="LIST"[^}]*resource="namespaces"[^}]*code="200"[^}]*\} [1-9]/);
     assert.match(metrics.body, /apiserver_request_duration_seconds_bucket/);
+    assert.match(metrics.body, /apiserver_storage_request_duration_seconds_count\{operation="list",type="\/namespaces"\} [1-9]/);
     assert.match(metrics.body, /apiserver_shard_queue_depth\{shard="1"\} \d+/);
     assert.match(metrics.body, /apiserver_registered_watchers\{group="",kind="Namespace"\} [1-9]/, 'the namespace controller watches namespaces');
     const one = await t.request('GET', '/livez/ping');
