@@ -6,6 +6,7 @@ import type { RequestContext } from '../server/context.ts';
 import type { KObject } from '../registry/object.ts';
 import { isPlainObject } from '../registry/object.ts';
 import { errors } from './status.ts';
+import { decodeObject, isProtobufMediaType } from '../protobuf/index.ts';
 
 /** The original's default limit for a request body (3 MiB) plus headroom for encoding. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024 + 512 * 1024;
@@ -44,6 +45,19 @@ export async function readJsonObject(ctx: RequestContext, { required }: { requir
 }
 
 export async function readObject(ctx: RequestContext): Promise<KObject> {
+  const type = mediaType(ctx.req.header('content-type'));
+  if (isProtobufMediaType(type)) {
+    const bytes = await readBodyBytes(ctx);
+    let decoded;
+    try {
+      decoded = decodeObject(bytes);
+    } catch (err) {
+      throw errors.badRequest(`error decoding request body: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const obj = decoded.object as Record<string, unknown>;
+    if (obj['metadata'] === undefined || obj['metadata'] === null) obj['metadata'] = {};
+    return obj as KObject;
+  }
   const obj = (await readJsonObject(ctx, { required: true }))!;
   if (obj['metadata'] === undefined || obj['metadata'] === null) obj['metadata'] = {};
   if (!isPlainObject(obj['metadata'])) throw errors.badRequest('metadata must be a JSON object');

@@ -47,31 +47,31 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
     if (!(rt.verbs as readonly string[]).includes(info.verb)) throw errors.methodNotAllowed(info.verb);
     switch (info.verb) {
       case 'get': {
-        const n = negotiateFor(ctx, { read: true, watch: false, list: false });
+        const n = negotiateFor(ctx, { read: true, watch: false, list: false, rt });
         const obj = await store.get(rt, info.namespace, info.name, planGet(ctx.req.query));
         return writeRendered(ctx, 200, renderObject(rt, n, obj.json));
       }
       case 'list':
         return serveList(ctx, deps, rt, info);
       case 'watch': {
-        const n = negotiateFor(ctx, { read: true, watch: true, list: true });
-        return serveWatch(ctx, store.router, rt, filterFor(ctx, rt, info), deps.watch, watchFrameTransformer(rt, n));
+        const n = negotiateFor(ctx, { read: true, watch: true, list: true, rt });
+        return serveWatch(ctx, store.router, rt, filterFor(ctx, rt, info), deps.watch, watchFrameTransformer(rt, n), n.contentType);
       }
       case 'create': {
         if (info.name !== '') throw errors.methodNotAllowed('create');
-        const n = negotiateFor(ctx, { read: false, watch: false, list: false });
+        const n = negotiateFor(ctx, { read: false, watch: false, list: false, rt });
         const body = await readObject(ctx);
         const res = await store.create(rt, info.namespace, body, writeOptions(ctx));
         return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
       case 'update': {
-        const n = negotiateFor(ctx, { read: false, watch: false, list: false });
+        const n = negotiateFor(ctx, { read: false, watch: false, list: false, rt });
         const body = await readObject(ctx);
         const res = await store.update(rt, info.namespace, info.name, body, writeOptions(ctx));
         return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
       case 'delete': {
-        const n = negotiateFor(ctx, { read: false, watch: false, list: false });
+        const n = negotiateFor(ctx, { read: false, watch: false, list: false, rt });
         const res = await store.delete(rt, info.namespace, info.name, await deleteOptions(ctx));
         return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
@@ -83,7 +83,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
         return writeBytes(ctx, 200, listBody(rt, { items, count: deleted.length, revision: 0 }, { resourceVersion: revision }));
       }
       case 'patch': {
-        const n = negotiateFor(ctx, { read: false, watch: false, list: false });
+        const n = negotiateFor(ctx, { read: false, watch: false, list: false, rt });
         const res = await servePatch(ctx, store, deps.patchSchemas, rt, info, await readBodyBytes(ctx), writeOptions(ctx));
         return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
@@ -94,7 +94,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
 }
 
 async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: ResourceType, info: RequestInfo): Promise<void> {
-  const n = negotiateFor(ctx, { read: true, watch: false, list: true });
+  const n = negotiateFor(ctx, { read: true, watch: false, list: true, rt });
   const plan = planList(ctx.req.query, deps.continueTokens);
   const filter = filterFor(ctx, rt, info);
   const startKey = plan.resume ? rt.keyPrefix + plan.resume.start : undefined;
@@ -205,7 +205,7 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
   }
   switch (info.verb) {
     case 'get': {
-      const n = negotiateFor(ctx, { read: true, watch: false, list: false });
+      const n = negotiateFor(ctx, { read: true, watch: false, list: false, rt });
       const obj = await store.get(rt, info.namespace, info.name, planGet(ctx.req.query));
       return writeRendered(ctx, 200, renderObject(rt, n, obj.json));
     }

@@ -101,6 +101,7 @@ export async function serveWatch(
   limits: WatchLimits,
   /** Re-encodes frames for a negotiated representation (Table, ...); undefined: JSON as is. */
   transform?: ((frames: Uint8Array) => Uint8Array) | undefined,
+  contentType = 'application/json',
 ): Promise<void> {
   const q = ctx.req.query;
   const { start, initialEventsEnd } = planWatch(q);
@@ -121,7 +122,7 @@ export async function serveWatch(
     if (headerSent || res.closed) return;
     headerSent = true;
     ctx.status = 200;
-    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
   };
   /**
    * Shows the client the watch is established before any event. Where the
@@ -130,7 +131,8 @@ export async function serveWatch(
    */
   const establish = (): void => {
     sendHeader();
-    if (!res.closed && !res.flushHead()) res.write(SPACE);
+    // (Protobuf streams have no such filler: there the head waits for the first event.)
+    if (!res.closed && !res.flushHead() && contentType.startsWith('application/json')) res.write(SPACE);
   };
 
   await new Promise<void>((resolve) => {

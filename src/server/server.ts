@@ -23,6 +23,7 @@ import { AdmissionChain, type AdmissionPlugin } from '../admission/types.ts';
 import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts';
 import { createResourceHandler } from '../endpoints/resource-handler.ts';
 import { PatchSchemas } from '../endpoints/patch-handler.ts';
+import { preloadProtobuf } from '../protobuf/index.ts';
 import { ContinueTokens } from '../endpoints/continue-token.ts';
 import { buildDiscovery } from '../endpoints/discovery.ts';
 import { buildOpenApi, openApiResponse } from '../openapi/index.ts';
@@ -121,7 +122,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     nsController.start();
     cleanups.push(() => nsController.stop());
 
-    // Documents built once.
+    // Documents and codecs built once.
+    preloadProtobuf();
     const continueKey = createHash('sha256').update('orch continue tokens\0').update(files.saPrivateKey.export({ format: 'der', type: 'pkcs8' })).digest();
     const discovery = buildDiscovery(registry, `${opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress}:${opts.securePort}`);
     const openapi = buildOpenApi(registry);

@@ -151,6 +151,31 @@ spec:
     assert.equal(image.stdout, 'nginx:1.27 A', 'strategic merge patch by container name');
   });
 
+  it('speaks protobuf with kubectl\'s typed commands and with raw clients', async () => {
+    const ns = await t.kubectl(['create', 'namespace', 'typed']);
+    assert.equal(ns.code, 0, ns.stderr);
+    const cm = await t.kubectl(['-n', 'typed', 'create', 'configmap', 'pb', '--from-literal=k=v', '-o', 'json']);
+    assert.equal(cm.code, 0, cm.stderr);
+    assert.equal((JSON.parse(cm.stdout) as { data: Record<string, string> }).data['k'], 'v');
+    const dep = await t.kubectl(['-n', 'typed', 'create', 'deployment', 'web', '--image=nginx:1.27', '--replicas=2']);
+    assert.equal(dep.code, 0, dep.stderr);
+    const run = await t.kubectl(['-n', 'typed', 'run', 'solo', '--image=busybox:1', '--labels=app=solo']);
+    assert.equal(run.code, 0, run.stderr);
+    const pod = (await t.request('GET', '/api/v1/namespaces/typed/pods/solo')).json<{ metadata: { labels: Record<string, string> }; spec: { containers: { image: string }[] } }>();
+    assert.equal(pod.spec.containers[0]!.image, 'busybox:1');
+    assert.equal(pod.metadata.labels['app'], 'solo');
+    for (const media of ['application/vnd.orch.protobuf', 'application/vnd.kubernetes.protobuf']) {
+      const raw = await t.request('GET', '/api/v1/namespaces/typed/configmaps/pb', undefined, { headers: { accept: media } });
+      assert.equal(raw.status, 200);
+      assert.equal(raw.headers['content-type'], media);
+      assert.deepEqual([...Buffer.from(raw.body, 'latin1').subarray(0, 4)], [0x6b, 0x38, 0x73, 0x00], 'the protobuf envelope prefix');
+    }
+    const onlyYaml = await t.request('GET', '/api/v1/namespaces/typed/configmaps/pb', undefined, { headers: { accept: 'application/yaml' } });
+    assert.equal(onlyYaml.status, 406);
+    const del = await t.kubectl(['delete', 'namespace', 'typed', '--wait=false']);
+    assert.equal(del.code, 0, del.stderr);
+  });
+
   it('prints server-side tables: get, -o wide, --chunk-size and -w', async () => {
     await t.request('POST', '/api/v1/namespaces', { metadata: { name: 'tables' } });
     for (let i = 0; i < 5; i++) await t.request('POST', '/api/v1/namespaces/tables/configmaps', { metadata: { name: `t${i}` }, data: { a: '1', b: '2' } });
