@@ -26,7 +26,17 @@ export interface ResolvedKind {
   readonly isList: boolean;
 }
 
-export function resolveKind(plans: ReadonlyMap<string, MessagePlan>, gvk: GroupVersionKind): ResolvedKind | undefined {
+/**
+ * The original's group names (`rbac.authorization.k8s.io`) name the same
+ * types as ours (`rbac.authorization.orch.io`): the typed clients compiled into
+ * kubectl put them in the envelope, and the wire form does not differ.
+ */
+export function ourGroup(group: string): string {
+  return group.endsWith('.k8s.io') ? `${group.slice(0, -'.k8s.io'.length)}.orch.io` : group;
+}
+
+export function resolveKind(plans: ReadonlyMap<string, MessagePlan>, original: GroupVersionKind): ResolvedKind | undefined {
+  const gvk = { ...original, group: ourGroup(original.group) };
   const declared = declaredKinds.get(gvkKey(gvk));
   if (declared !== undefined) {
     const plan = plans.get(declared);
