@@ -57,7 +57,7 @@ export function encodeMessage(w: Writer, plan: MessagePlan, obj: JsonObject): vo
 /** map<string, V>: one entry message {key = 1, value = 2} per key, in Go's sorted key order. */
 function writeMap(w: Writer, f: FieldPlan, m: JsonObject): void {
   const keys = Object.keys(m);
-  if (keys.length > 1) keys.sort();
+  if (keys.length > 1) sortLikeGo(keys);
   const valueKey = (2 << 3) | elementWireType(f.kind);
   for (const k of keys) {
     const v = m[k];
@@ -82,6 +82,27 @@ function writeMap(w: Writer, f: FieldPlan, m: JsonObject): void {
     w.endNested(start);
   }
 }
+
+/**
+ * Go sorts map keys by their UTF-8 bytes, which is code point order. JS sorts
+ * by UTF-16 units; the two differ only between astral characters and
+ * U+E000..U+FFFF, so the exact comparison runs only when such a key is present.
+ */
+function sortLikeGo(keys: string[]): void {
+  keys.sort();
+  if (!keys.some((k) => HIGH_UNITS.test(k))) return;
+  keys.sort((a, b) => {
+    const x = [...a];
+    const y = [...b];
+    for (let i = 0; i < x.length && i < y.length; i++) {
+      const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
+      if (d !== 0) return d;
+    }
+    return x.length - y.length;
+  });
+}
+
+const HIGH_UNITS = /[\ud800-\uffff]/;
 
 /** The value of one field (its key already written). */
 function writeValue(w: Writer, f: FieldPlan, v: unknown): void {

@@ -13,16 +13,18 @@ export interface Timestamp {
   readonly nanos: number;
 }
 
-const FRACTION = /\.(\d+)/;
+/** RFC 3339 with a zone (Date.parse alone would read a zoneless time as local time). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d+))?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /** Parses RFC 3339 (any offset, any fraction length); undefined when it is not a time. */
 export function parseRfc3339(s: string): Timestamp | undefined {
+  const m = RFC3339.exec(s);
+  if (m === null) return undefined;
   const ms = Date.parse(s);
-  if (Number.isNaN(ms) || s.length < 20 || s[10] !== 'T') return undefined;
+  if (Number.isNaN(ms)) return undefined;
   const seconds = Math.floor(ms / 1000);
-  const frac = FRACTION.exec(s.slice(19));
-  let nanos = 0;
-  if (frac !== null) nanos = Number(frac[1]!.slice(0, 6).padEnd(6, '0')) * 1000;
+  const frac = m[1];
+  const nanos = frac === undefined ? 0 : Number(frac.slice(0, 6).padEnd(6, '0')) * 1000;
   return { seconds, nanos };
 }
 

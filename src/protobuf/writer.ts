@@ -7,16 +7,22 @@
  * separate sizing pass over the JSON, and it yields the minimal varints
  * gogo-protobuf writes.
  */
+/** A buffer grown past this by one huge list is dropped again, not kept for the process's life. */
+const MAX_RETAINED = 4 * 1024 * 1024;
+
 export class Writer {
   buf: Buffer;
   pos = 0;
+  readonly #initial: number;
 
   constructor(initial = 64 * 1024) {
+    this.#initial = initial;
     this.buf = Buffer.allocUnsafe(initial);
   }
 
   reset(): void {
     this.pos = 0;
+    if (this.buf.length > MAX_RETAINED) this.buf = Buffer.allocUnsafe(this.#initial);
   }
 
   ensure(n: number): void {
@@ -28,9 +34,13 @@ export class Writer {
     this.buf = next;
   }
 
-  /** A copy of what was written: the shared buffer is reused by the next call. */
+  /**
+   * A copy of what was written (the shared buffer is reused by the next call),
+   * in an ArrayBuffer of its own: not a slice of Node's pool, so code that
+   * reads `.buffer` cannot see other data.
+   */
   take(): Uint8Array {
-    const out = Buffer.allocUnsafe(this.pos);
+    const out = Buffer.allocUnsafeSlow(this.pos);
     this.buf.copy(out, 0, 0, this.pos);
     return out;
   }

@@ -148,3 +148,16 @@ test('a kind with no protobuf form is refused, on encode and on decode', () => {
   const alien = envelope('stable.example.com/v1', 'CronTab', msg(1, str(1, 'x')));
   assert.throws(() => decodeObject(alien), ProtobufUnsupportedError);
 });
+
+test('map entries follow Go\'s byte order, also for keys beyond the BMP', () => {
+  // UTF-8 (Go) order: U+FF21 (ef bc a1) before U+1F600 (f0 9f 98 80); UTF-16 order would swap them.
+  const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'k' }, data: { '\u{1F600}': '1', '\uFF21': '2', b: '3' } };
+  const bytes = Buffer.from(encodeObject(obj, CONFIGMAP));
+  const entries = Buffer.from([...entry(2, 'b', str(2, '3')), ...entry(2, '\uFF21', str(2, '2')), ...entry(2, '\u{1F600}', str(2, '1'))]);
+  assert.ok(bytes.includes(entries), 'entries in Go order');
+});
+
+test('a time without a zone is refused rather than read as local time', () => {
+  assert.throws(() => encodeObject({ metadata: { name: 'x', creationTimestamp: '2024-05-01T10:00:00.5' } }, CONFIGMAP), /creationTimestamp: expected an RFC 3339 time/);
+  assert.throws(() => encodeObject({ metadata: { name: 'x', creationTimestamp: 'yesterday' } }, CONFIGMAP), /RFC 3339/);
+});
