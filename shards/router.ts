@@ -14,11 +14,11 @@ import type { StoreConfig } from '../src/storage/config.ts';
 import type { StoreHostTask } from '../workers/store-host-worker.ts';
 import { shardFor } from './hash.ts';
 import { Compactor } from '../src/storage/compactor.ts';
-import { ShardHandle, tsEntryFile, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
+import { ShardHandle, compiled, workerEntry, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
 import type { ShardRuntimeOptions } from './shard-runtime.ts';
 import type { Filter, ListReply, ObjectBytes, ReadMode, ResourceSpec, ShardStats } from './protocol.ts';
 
-export const storeHostWorkerFile = new URL('../workers/store-host-worker.ts', import.meta.url).href;
+export const storeHostWorkerFile = new URL(`../workers/store-host-worker.${compiled ? 'js' : 'ts'}`, import.meta.url).href;
 
 export interface ShardRouterOptions {
   /** Number of shards (`--shards`); default the CPU count. */
@@ -52,8 +52,7 @@ export class ShardRouter {
     let connectStore: (() => Promise<MessagePort>) | undefined;
     if (opts.store.backend === 'embedded') {
       const host = new Piscina({
-        filename: tsEntryFile,
-        workerData: { entry: storeHostWorkerFile },
+        ...workerEntry(storeHostWorkerFile),
         minThreads: 1,
         maxThreads: 1,
         idleTimeout: Number.MAX_SAFE_INTEGER,

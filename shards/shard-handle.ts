@@ -14,9 +14,20 @@ import type { ShardInitTask } from '../workers/shard-worker.ts';
 import { BatchedPort } from './batched-port.ts';
 import type { ReplyValue, ResourceSpec, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
 
-export const shardWorkerFile = new URL('../workers/shard-worker.ts', import.meta.url).href;
+/** True when running the compiled JavaScript (`npm run build`, dist/), false under tsx. */
+export const compiled = import.meta.url.endsWith('.js');
+export const shardWorkerFile = new URL(`../workers/shard-worker.${compiled ? 'js' : 'ts'}`, import.meta.url).href;
 /** Loads a TypeScript worker module inside a Piscina thread (see workers/ts-entry.mjs). */
 export const tsEntryFile = new URL('../workers/ts-entry.mjs', import.meta.url).href;
+
+/**
+ * Piscina options that start `entry` in a worker: the compiled module
+ * directly, or, from sources, through the shim that registers tsx once in
+ * the thread (compiled workers skip tsx and its ~35 MB per thread).
+ */
+export function workerEntry(entry: string): { filename: string; workerData: { entry: string }; execArgv: string[] } {
+  return compiled ? { filename: entry, workerData: { entry }, execArgv: [] } : { filename: tsEntryFile, workerData: { entry }, execArgv: [] };
+}
 
 /** Receives one watcher's output on the main thread. */
 export interface WatchSink {
@@ -84,8 +95,7 @@ export class ShardHandle {
 
   async #boot(loadAt: Record<string, Revision> | undefined): Promise<void> {
     const pool = new Piscina({
-      filename: tsEntryFile,
-      workerData: { entry: shardWorkerFile },
+      ...workerEntry(shardWorkerFile),
       minThreads: 1,
       maxThreads: 1,
       idleTimeout: Number.MAX_SAFE_INTEGER,

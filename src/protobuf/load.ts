@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { compilePlans, type MessagePlan } from './plan.ts';
 
-export const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
+/** proto/ at the project root: two levels up from sources, three from the compiled dist/src/protobuf. */
+export const PROTO_DIR = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../../../proto/' : '../../proto/', import.meta.url));
 
 /** Every .proto file under dir, sorted by relative path. */
 export function listProtoFiles(dir: string = PROTO_DIR): string[] {
