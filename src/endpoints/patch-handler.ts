@@ -9,9 +9,12 @@ import type { RequestContext, RequestInfo } from '../server/context.ts';
 import type { GenericStore, WriteOptions } from '../registry/generic-store.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { KObject } from '../registry/object.ts';
-import { applyPatch, schemaLookupFor, type SchemaLookup } from '../patch/index.ts';
+import { APPLY_PATCH_TYPE, applyPatch, MAX_PATCH_BODY_BYTES, schemaLookupFor, type SchemaLookup } from '../patch/index.ts';
 import type { ServedSchemas } from '../openapi/index.ts';
-import { errors } from './status.ts';
+import { errors, StatusError } from './status.ts';
+import { mediaType } from './body.ts';
+import { parse as parseYaml } from 'yaml';
+import type { FieldManager } from '../apply/field-manager.ts';
 import { getScale, updateScale } from './scale.ts';
 
 /** Patch schemas per resource type, resolved once per type. */
@@ -35,12 +38,20 @@ export async function servePatch(
   ctx: RequestContext,
   store: GenericStore,
   schemas: PatchSchemas,
+  fieldManager: FieldManager,
   rt: ResourceType,
   info: RequestInfo,
   patchBytes: Uint8Array,
   opts: WriteOptions,
 ): Promise<{ status: number; body: Uint8Array }> {
   const contentType = ctx.req.header('content-type');
+  const forceParam = ctx.req.query.get('force');
+  if (mediaType(contentType) === APPLY_PATCH_TYPE) {
+    return serveApply(store, fieldManager, rt, info, patchBytes, opts, forceParam);
+  }
+  if (forceParam !== null) {
+    throw invalidPatchOptions('force', 'Forbidden: may not be specified for non-apply patch');
+  }
   if (info.subresource === 'scale') {
     const scale = await getScale(store, rt, info.namespace, info.name, { kind: 'latest' });
     const patched = applyPatch({ contentType, original: scale, patchBytes, schema: schemas.forKind('autoscaling', 'v1', 'Scale') }) as KObject;
@@ -63,5 +74,63 @@ export async function servePatch(
       throw errors.badRequest(`the name of the object (${String(patched.metadata.name)}) does not match the name on the URL (${info.name})`);
     }
     return { update: patched };
+  });
+}
+
+function invalidPatchOptions(field: string, message: string): StatusError {
+  return new StatusError(422, 'Invalid', `PatchOptions.meta.orch.io "" is invalid: ${field}: ${message}`, {
+    group: 'meta.orch.io',
+    kind: 'PatchOptions',
+    causes: [{ reason: message.startsWith('Required') ? 'FieldValueRequired' : 'FieldValueForbidden', message, field }],
+  });
+}
+
+/**
+ * Server-side apply (`application/apply-patch+yaml`): the body (YAML or
+ * JSON) is merged into the live object by field ownership; a field another
+ * manager owns with a different value is a 409 conflict unless `force`.
+ * Applying to an absent object creates it.
+ */
+async function serveApply(
+  store: GenericStore,
+  fieldManager: FieldManager,
+  rt: ResourceType,
+  info: RequestInfo,
+  patchBytes: Uint8Array,
+  opts: WriteOptions,
+  forceParam: string | null,
+): Promise<{ status: number; body: Uint8Array }> {
+  if (!opts.fieldManager) throw invalidPatchOptions('fieldManager', 'Required value: is required for apply patch');
+  if (forceParam !== null && forceParam !== 'true' && forceParam !== 'false' && forceParam !== '') {
+    throw errors.badRequest(`invalid force: ${JSON.stringify(forceParam)}: must be true or false`);
+  }
+  const force = forceParam === 'true';
+  if (patchBytes.byteLength > MAX_PATCH_BODY_BYTES) throw errors.tooLarge(`Request entity too large: limit is ${MAX_PATCH_BODY_BYTES}`);
+  let applied: unknown;
+  try {
+    applied = parseYaml(Buffer.from(patchBytes).toString('utf8'));
+  } catch (err) {
+    throw errors.badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const manager = opts.fieldManager;
+  const apply = (live: KObject | null): KObject =>
+    fieldManager.apply({
+      live,
+      applied,
+      manager,
+      force,
+      subresource: info.subresource,
+      apiVersion: rt.apiVersion,
+      kind: rt.kind,
+      statusSubresource: rt.hasStatus,
+      name: info.name,
+      namespace: info.namespace,
+    });
+  return store.guaranteedUpdate(rt, info.namespace, info.name, { ...opts, fieldsTracked: true }, info.subresource, (current) => {
+    if (current === null) {
+      if (info.subresource !== '') throw errors.notFound(rt.group, rt.resource, info.name);
+      return { create: apply(null) };
+    }
+    return { update: apply(current) };
   });
 }

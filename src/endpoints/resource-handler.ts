@@ -13,6 +13,7 @@ import { SelectorError } from '../selectors/index.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
 import { readBodyBytes, readJsonObject, readObject } from './body.ts';
 import { servePatch, type PatchSchemas } from './patch-handler.ts';
+import type { FieldManager } from '../apply/field-manager.ts';
 import { negotiateFor, renderList, renderObject, watchFrameTransformer, type Rendered } from './representation.ts';
 import { ContinueTokens } from './continue-token.ts';
 import { planGet, planList } from './read-options.ts';
@@ -27,6 +28,7 @@ export interface ResourceHandlerDeps {
   registry: ResourceRegistry;
   store: GenericStore;
   patchSchemas: PatchSchemas;
+  fieldManager: FieldManager;
   continueTokens: ContinueTokens;
   watch: WatchLimits;
 }
@@ -84,7 +86,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
       }
       case 'patch': {
         const n = negotiateFor(ctx, { read: false, watch: false, list: false, rt });
-        const res = await servePatch(ctx, store, deps.patchSchemas, rt, info, await readBodyBytes(ctx), writeOptions(ctx));
+        const res = await servePatch(ctx, store, deps.patchSchemas, deps.fieldManager, rt, info, await readBodyBytes(ctx), writeOptions(ctx));
         return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
       default:
@@ -150,7 +152,7 @@ function writeOptions(ctx: RequestContext): WriteOptions {
   if (fieldManager !== undefined && (fieldManager.length > 128 || /[^\x20-\x7e]/.test(fieldManager))) {
     throw errors.badRequest('fieldManager: Invalid value: must be printable and at most 128 characters');
   }
-  return { user: ctx.user, dryRun: dryRunOf(ctx), fieldManager };
+  return { user: ctx.user, dryRun: dryRunOf(ctx), fieldManager, userAgent: ctx.req.header('user-agent') };
 }
 
 async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
@@ -195,7 +197,7 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
   if (!(sub.verbs as readonly string[]).includes(info.verb)) throw errors.methodNotAllowed(info.verb);
   const { store } = deps;
   if (info.verb === 'patch') {
-    const res = await servePatch(ctx, store, deps.patchSchemas, rt, info, await readBodyBytes(ctx), writeOptions(ctx));
+    const res = await servePatch(ctx, store, deps.patchSchemas, deps.fieldManager, rt, info, await readBodyBytes(ctx), writeOptions(ctx));
     return writeBytes(ctx, res.status, res.body);
   }
   if (sub.name === 'scale') {

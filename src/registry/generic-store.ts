@@ -25,6 +25,15 @@ export interface WriteOptions {
   user: UserInfo | undefined;
   dryRun: boolean;
   fieldManager?: string | undefined;
+  /** The request's User-Agent: the field manager of an update without `fieldManager`. */
+  userAgent?: string | undefined;
+  /** The object's managedFields were already computed (server-side apply): do not track again. */
+  fieldsTracked?: boolean | undefined;
+}
+
+/** Records field ownership of every write (src/apply); optional so that storage tests need no schemas. */
+export interface FieldTracker {
+  update(req: { live: KObject | null; next: KObject; manager: string; subresource: string; apiVersion: string; kind: string; statusSubresource: boolean }): KObject;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -103,10 +112,28 @@ export class GenericStore {
   readonly #admission: AdmissionChain;
   readonly #now: () => Date;
 
-  constructor(router: ShardRouter, admission: AdmissionChain, now: () => Date = () => new Date()) {
+  readonly #fields: FieldTracker | undefined;
+
+  constructor(router: ShardRouter, admission: AdmissionChain, now: () => Date = () => new Date(), fields?: FieldTracker) {
     this.#router = router;
     this.#admission = admission;
     this.#now = now;
+    this.#fields = fields;
+  }
+
+  /** `next` with managedFields updated for this write (unless apply already did it). */
+  #track(rt: ResourceType, live: KObject | null, next: KObject, opts: WriteOptions, subresource: string): KObject {
+    if (this.#fields === undefined || opts.fieldsTracked) return next;
+    const manager = opts.fieldManager ?? (opts.userAgent ?? '').split('/')[0] ?? '';
+    return this.#fields.update({
+      live,
+      next,
+      manager: manager === '' ? 'unknown' : manager,
+      subresource,
+      apiVersion: rt.apiVersion,
+      kind: rt.kind,
+      statusSubresource: rt.hasStatus,
+    });
   }
 
   get router(): ShardRouter {
@@ -168,6 +195,8 @@ export class GenericStore {
     const generate = (meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '';
     if (generate) meta.name = generatedName(meta.generateName!);
     this.#validate(rt, obj, [...validateObjectMeta(meta, rt), ...(rt.strategy.validate?.(obj, ctx) ?? [])]);
+    const tracked = this.#track(rt, null, obj, opts, '');
+    if (tracked !== obj) obj.metadata.managedFields = tracked.metadata.managedFields;
     await this.#admit('CREATE', rt, obj, null, opts);
     if (rt.virtual) {
       if (!rt.strategy.answerCreate) throw errors.methodNotAllowed('create');
@@ -248,7 +277,8 @@ export class GenericStore {
         return created;
       }
       const old = cur!.obj;
-      const obj = this.#prepareUpdate(rt, decision.update, old, ctx, subresource);
+      const prepared = this.#prepareUpdate(rt, decision.update, old, ctx, subresource);
+      const obj = this.#track(rt, old, prepared, opts, subresource);
       this.#validate(rt, obj, [
         ...validateObjectMetaUpdate(obj.metadata, old.metadata, rt),
         ...(rt.strategy.validateUpdate?.(obj, old, ctx) ?? []),

@@ -24,6 +24,7 @@ import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts'
 import { createResourceHandler } from '../endpoints/resource-handler.ts';
 import { PatchSchemas } from '../endpoints/patch-handler.ts';
 import { preloadProtobuf } from '../protobuf/index.ts';
+import { FieldManager } from '../apply/field-manager.ts';
 import { ContinueTokens } from '../endpoints/continue-token.ts';
 import { buildDiscovery } from '../endpoints/discovery.ts';
 import { buildOpenApi, openApiResponse } from '../openapi/index.ts';
@@ -115,7 +116,11 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         }),
       );
     }
-    const genericStore = new GenericStore(router, new AdmissionChain(plugins));
+    const openapi = buildOpenApi(registry);
+    const fieldManager = new FieldManager(openapi.schemas);
+    const genericStore = new GenericStore(router, new AdmissionChain(plugins), undefined, {
+      update: (req) => fieldManager.update(req),
+    });
     generic.store = genericStore;
     await ensureSystemNamespaces(genericStore, registry, SYSTEM_NAMESPACES);
     const nsController = new NamespaceController(genericStore, registry, logger);
@@ -126,7 +131,6 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     preloadProtobuf();
     const continueKey = createHash('sha256').update('orch continue tokens\0').update(files.saPrivateKey.export({ format: 'der', type: 'pkcs8' })).digest();
     const discovery = buildDiscovery(registry, `${opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress}:${opts.securePort}`);
-    const openapi = buildOpenApi(registry);
 
     // Health and metrics.
     const health = new HealthChecks();
@@ -159,6 +163,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       registry,
       store: genericStore,
       patchSchemas: new PatchSchemas(openapi.schemas),
+      fieldManager,
       continueTokens: new ContinueTokens(continueKey, opts.continueTokenLifetimeMs),
       watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
     });
