@@ -6,7 +6,7 @@
  */
 import type { ManagedFields } from './managers.ts';
 import { pathString, type Path } from './path.ts';
-import { compareStrings } from './value.ts';
+import { compareStrings, goQuote } from './value.ts';
 
 export interface Conflict {
   readonly manager: string;
@@ -17,7 +17,7 @@ export class ConflictError extends Error {
   readonly conflicts: readonly Conflict[];
 
   constructor(conflicts: readonly Conflict[]) {
-    super(conflictsMessage(conflicts, (m) => JSON.stringify(m)));
+    super(conflictsMessage(conflicts, goQuote));
     this.conflicts = conflicts;
   }
 }
