@@ -157,7 +157,7 @@ export class FieldManager {
       const apiVersion = gvString(gvk);
       const key = managerKey({ manager: req.manager === '' ? 'unknown' : req.manager, operation: 'Update', apiVersion, subresource: sub });
       const result = this.#recordUpdate({
-        live: live === null ? null : asJson(withoutManagedFields(live)),
+        live: live === null ? emptyObject(type) : asJson(withoutManagedFields(live)),
         next: asJson(stripped),
         managed,
         key,
@@ -216,12 +216,12 @@ export class FieldManager {
     const sub = req.subresource ?? '';
     const ignore = this.#ignore(sub, type, req.statusSubresource);
     const now = req.now ?? new Date();
-    const liveJson: Json = live === null ? null : asJson(withoutManagedFields(live));
-    if (managed.fields.size === 0 && liveJson !== null) {
+    const liveJson: Json = live === null ? emptyObject(type) : asJson(withoutManagedFields(live));
+    if (managed.fields.size === 0 && live !== null) {
       // Whatever the object holds before its first apply belongs to someone,
       // so that an applier cannot remove fields it never applied.
       managed = this.#recordUpdate({
-        live: null,
+        live: emptyObject(type),
         next: liveJson,
         managed,
         key: managerKey({ manager: BEFORE_FIRST_APPLY, operation: 'Update', apiVersion }),
@@ -329,6 +329,21 @@ export class FieldManager {
     const hasStatus = statusSubresource ?? type.map?.field('status') !== undefined;
     return hasStatus ? IGNORE_STATUS : undefined;
   }
+}
+
+/**
+ * What the original compares a new object against: its Go type's zero
+ * value, where the top-level structs (metadata, spec, status) exist and are
+ * empty. So a creator owns `spec.replicas` but not `spec` itself, as there.
+ * Deeper value structs are not known to our declarations and count as new.
+ */
+function emptyObject(type: SchemaType): Json {
+  const out: Record<string, Json> = {};
+  for (const name of ['metadata', 'spec', 'status']) {
+    const ft = type.map?.field(name);
+    if (ft?.map !== undefined && ft.map.element === undefined) out[name] = {};
+  }
+  return out;
 }
 
 /** A kind nobody declared: metadata as usual, every other key untyped (spec 2.5). */

@@ -110,7 +110,12 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     if (id.subresource !== undefined && id.subresource !== '') e.subresource = id.subresource;
     out.push(e);
   }
-  return out.sort(compareEntries);
+  return sortEntries(out);
+}
+
+/** Sorts entries in place as the original: operation, time (seconds), manager, API version, subresource. */
+export function sortEntries(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
+  return entries.sort(compareEntries);
 }
 
 function compareEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
