@@ -14,7 +14,7 @@ import type { StoreConfig } from '../src/storage/config.ts';
 import type { StoreHostTask } from '../workers/store-host-worker.ts';
 import { shardFor } from './hash.ts';
 import { Compactor } from '../src/storage/compactor.ts';
-import { ShardHandle, compiled, workerEntry, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
+import { ShardHandle, WORKER_RESOURCE_LIMITS, compiled, workerEntry, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
 import type { ShardRuntimeOptions } from './shard-runtime.ts';
 import type { Filter, ListReply, ObjectBytes, ReadMode, ResourceSpec, ShardStats } from './protocol.ts';
 
@@ -57,6 +57,7 @@ export class ShardRouter {
         maxThreads: 1,
         idleTimeout: Number.MAX_SAFE_INTEGER,
         atomics: 'disabled',
+        resourceLimits: WORKER_RESOURCE_LIMITS,
       });
       storeHost = host;
       await host.run({ kind: 'open', store: opts.store, compactionIntervalMs: opts.compactionIntervalMs } satisfies StoreHostTask);
