@@ -76,6 +76,13 @@ async function main(): Promise<void> {
 
   // End to end: PATCH apply over HTTPS to a real server (embedded store), 3 managers, concurrency 1 per manager.
   const t = await startTestServer();
+  // Manager 0 creates the object (it owns the selector); then all three apply concurrently.
+  const created = await t.request('PATCH', '/apis/apps/v1/namespaces/default/deployments/bench?fieldManager=mgr-0', JSON.stringify(deployment(0, 0)), {
+    as: 'token',
+    uws: true,
+    headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+  if (created.status !== 201) throw new Error(`create by apply failed: ${created.status} ${created.body.slice(0, 300)}`);
   const http: number[] = [];
   const h0 = performance.now();
   const rounds = 300;
