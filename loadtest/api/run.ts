@@ -50,7 +50,7 @@ import {
   type Tally,
 } from './measure.ts';
 import { REFERENCE, RSS_TARGET_MB, Report, fmtInt, mb, mib, ms, rate, rateTarget, type Row } from './report.ts';
-import { BACKENDS, REPO_ROOT, startApiServer, startBenchEtcd, stopEverything, type BackendName, type EtcdHandle, type ServerHandle } from './server.ts';
+import { BACKENDS, REPO_ROOT, describeServer, startApiServer, startBenchEtcd, stopEverything, type BackendName, type EtcdHandle, type ServerHandle } from './server.ts';
 import { loadApiSettings, type ApiSettings } from './settings.ts';
 
 const DEFAULT_OUT = join(REPO_ROOT, 'loadtest/results/api.md');
@@ -177,9 +177,8 @@ async function gets(report: Report, server: ServerHandle, ctx: MeasureContext, b
 async function withServer<T>(backend: BackendName, report: Report, fn: (server: ServerHandle, etcd: EtcdHandle | null) => Promise<T>): Promise<T> {
   const etcd = backend === 'etcd3' ? await startBenchEtcd() : null;
   try {
-    const t0 = now();
     const server = await startApiServer(backend, etcd);
-    console.log(`  server pid ${server.pid} ready in ${ms(now() - t0)} (secure port ${server.securePort}, uWS port ${server.uwsPort})${etcd ? `; etcd ${etcd.version} pid ${etcd.pid} at ${etcd.server.endpoint}` : ''}`);
+    console.log(`  server pid ${server.pid} ready in ${ms(server.readyMs)} (secure port ${server.securePort}, uWS port ${server.uwsPort})${etcd ? `; etcd ${etcd.version} pid ${etcd.pid} at ${etcd.server.endpoint}` : ''}`);
     if (etcd && report.backendNotes.every((n) => !n.startsWith('etcd3'))) {
       report.backendNotes.push(`etcd3: a fresh etcd ${etcd.version} (fsync on, single member, loopback) per phase`);
     }
@@ -314,6 +313,7 @@ export async function runApiBench(argv: readonly string[] = process.argv.slice(2
   const machine = machineInfo();
   const report = new Report();
   const quiet = new Quiet(s.quietBudgetMs);
+  const serverDesc = describeServer(); // at the start: the checkout may move on during the run
   const started = now();
 
   let interrupted = false;
@@ -333,6 +333,7 @@ export async function runApiBench(argv: readonly string[] = process.argv.slice(2
 
   try {
     console.log(`API benchmark: ${describeMachine(machine)}`);
+    console.log(`server: ${serverDesc}`);
     console.log(`backends: ${backends.join(', ')}; concurrency ${s.concurrency}; ${s.runs} x ${s.runMs} ms runs after ${s.warmupMs} ms warm-up; LISTs of ${s.listSmall} and ${s.listLarge}`);
     if (machine.loadAverage > 0.5 * machine.nproc) {
       console.log(`warning: load average ${machine.loadAverage.toFixed(2)} on ${machine.nproc} CPUs; other work will skew the figures`);
@@ -354,7 +355,7 @@ export async function runApiBench(argv: readonly string[] = process.argv.slice(2
     const header = [
       `Took ${minutes.toFixed(1)} min (${Math.round(quiet.spentMs / 1000)} s of it waiting out other processes' load or redoing runs they disturbed; budget ${Math.round(s.quietBudgetMs / 1000)} s); backends: ${backends.join(', ')}`,
       `Machine: ${describeMachine(machine)}, ${loadAverage().toFixed(2)} at the end`,
-      'Server: `node dist/src/main.js --log-level=warn` (compiled by `npm run build`, as `npm start` runs it) as a child process on loopback (secure port: node:http2, HTTP/2 and HTTP/1.1 by ALPN; uWS port: HTTPS/1.1); RSS is VmRSS of that process (all threads)',
+      `Server: ${serverDesc}; --log-level=warn; a child process on loopback (secure port: node:http2, HTTP/2 and HTTP/1.1 by ALPN; uWS port: HTTPS/1.1); RSS is VmRSS of that process (all threads)`,
       ...report.backendNotes,
       `Load generator: this process (one Node process sharing the ${machine.nproc} CPUs with the server), TLS with the generated CA and the bearer token; HTTP/1.1 through \`https.Agent({keepAlive: true, maxSockets: ${s.concurrency}})\`; HTTP/2 as ${s.concurrency} streams multiplexed on one \`http2.connect\` session (4 MiB stream window)`,
       `Creates/gets: ${s.runs} runs of ${s.runMs / 1000} s after ${s.warmupMs / 1000} s warm-up per front end, the median run reported; front ends run one after another (uWS, secure port HTTP/1.1, secure port HTTP/2) on the same server, so later ones create into a fuller store; gets are plain GETs (consistent reads) of names picked at random among those created`,
@@ -366,13 +367,16 @@ export async function runApiBench(argv: readonly string[] = process.argv.slice(2
     const { pass, miss } = report.verdicts();
     console.log(`\ntargets: ${pass} PASS, ${miss} MISS; failures: ${report.failures.length}; anomalies: ${report.anomalies.length}; took ${minutes.toFixed(1)} min`);
     for (const a of report.anomalies) console.log(`  ! ${a}`);
-    const out = outArg ?? (backends.length === BACKENDS.length ? DEFAULT_OUT : undefined);
+    // The recorded results are replaced only by a complete run without failures (or on request).
+    const complete = backends.length === BACKENDS.length && report.failures.length === 0;
+    const out = outArg ?? (complete ? DEFAULT_OUT : undefined);
     if (out) {
       await mkdir(dirname(out), { recursive: true });
       await writeFile(out, markdown(report, header));
       console.log(`wrote ${relative(process.cwd(), out) || out}`);
     } else {
-      console.log(`(partial run: ${relative(process.cwd(), DEFAULT_OUT)} not written; pass --out=<file> to write one)`);
+      const why = report.failures.length > 0 ? 'a backend failed' : 'partial run';
+      console.log(`(${why}: ${relative(process.cwd(), DEFAULT_OUT)} not written; pass --out=<file> to write one)`);
     }
     return report.failures.length > 0 ? 1 : 0;
   } finally {

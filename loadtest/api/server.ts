@@ -1,11 +1,13 @@
 /**
- * The server under test as a child process (`node dist/src/main.js`, compiled),
+ * The server under test as a child process (`node dist/src/main.js`, compiled
+ * into a private temp dir, or from source with BENCH_API_SERVER=tsx; from the
+ * working tree, or from HEAD with BENCH_API_SOURCE=head),
  * so that its RSS (all threads) is measurable by pid and the load generator
  * runs in a process of its own. Children are killed when this process exits,
  * also on an error or SIGINT/SIGTERM.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -80,6 +82,8 @@ export interface ServerHandle {
   readonly dataDir: string;
   readonly ca: Buffer;
   readonly token: string;
+  /** From spawning the process to both ports answering /readyz with 200, ms. */
+  readonly readyMs: number;
   /** The last lines the server wrote to stderr. */
   stderrTail(): string;
   /** True while the child runs. */
@@ -88,13 +92,117 @@ export interface ServerHandle {
   stop(): Promise<void>;
 }
 
-let built = false;
+/**
+ * How the server is started: `dist` (default), the compiled server as
+ * `npm start` runs it; `tsx`, from source (`node --import tsx src/main.ts`,
+ * `npm run start:dev`). BENCH_API_SERVER picks one.
+ */
+export type ServerBuild = 'dist' | 'tsx';
 
-/** Compiles the server once per benchmark run (`npm run build`), as `npm start` does. */
-function ensureBuilt(): void {
-  if (built) return;
-  execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
-  built = true;
+/**
+ * Which sources: `worktree` (default), the files as they are in the checkout
+ * (uncommitted edits included); `head`, the committed HEAD, exported with
+ * `git archive` (others' half-made edits in a shared checkout stay out).
+ * BENCH_API_SOURCE picks one.
+ */
+export type ServerSource = 'worktree' | 'head';
+
+export function serverBuild(): ServerBuild {
+  const v = (process.env['BENCH_API_SERVER'] ?? 'dist').toLowerCase();
+  if (v !== 'dist' && v !== 'tsx') throw new Error(`BENCH_API_SERVER=${v}: expected dist or tsx`);
+  return v;
+}
+
+export function serverSource(): ServerSource {
+  const v = (process.env['BENCH_API_SOURCE'] ?? 'worktree').toLowerCase();
+  if (v !== 'worktree' && v !== 'head') throw new Error(`BENCH_API_SOURCE=${v}: expected worktree or head`);
+  return v;
+}
+
+const gitRaw = (...args: string[]): string => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+const git = (...args: string[]): string => gitRaw(...args).trim();
+
+let pinned: string | undefined;
+
+/** The commit HEAD pointed at when first asked (the one a `head` build exports, however HEAD moves on). */
+function pinnedCommit(): string {
+  pinned ??= git('rev-parse', 'HEAD');
+  return pinned;
+}
+
+/** Where the server comes from, for the report: command, commit, uncommitted server files. */
+export function describeServer(): string {
+  const build = serverBuild();
+  const source = serverSource();
+  const cmd = build === 'dist' ? 'node dist/src/main.js (compiled with tsconfig.build.json, as npm start runs it)' : 'node --import tsx src/main.ts (from source, as npm run start:dev runs it)';
+  let commit = 'unknown commit';
+  let dirty: string[] = [];
+  try {
+    commit = (source === 'head' ? pinnedCommit() : git('rev-parse', 'HEAD')).slice(0, 7);
+    dirty = gitRaw('status', '--porcelain', '--', ...SERVER_PATHS).split('\n').filter((l) => l.trim() !== '');
+  } catch {
+    // not a git checkout
+  }
+  if (source === 'head') return `${cmd}, built from commit ${commit} (git archive of HEAD)`;
+  return `${cmd}, from the working tree at commit ${commit}${dirty.length > 0 ? ` with ${dirty.length} uncommitted change(s) in the server's sources (${dirty.slice(0, 6).map((l) => l.slice(3)).join(', ')}${dirty.length > 6 ? ', ...' : ''})` : ' (no uncommitted changes in the server\'s sources)'}`;
+}
+
+/** The same description (kept for loadtest/watch, which imports it). */
+export function serverCommand(): string {
+  return describeServer();
+}
+
+/** The paths the server is made of (what `head` exports, what `dirty` checks). */
+const SERVER_PATHS = ['src', 'shards', 'workers', 'proto', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+
+interface Prepared {
+  /** Working directory of the server process. */
+  readonly cwd: string;
+  /** node arguments before the server's flags. */
+  readonly entry: readonly string[];
+}
+
+let prepared: Promise<Prepared> | null = null;
+
+/**
+ * Lays the server out once per benchmark run in a private temp dir (a
+ * compiled build there, never the shared dist/, which other builds rewrite):
+ * the sources (HEAD) or links to them (worktree), node_modules linked.
+ */
+async function prepareServer(): Promise<Prepared> {
+  const build = serverBuild();
+  const source = serverSource();
+  if (build === 'tsx' && source === 'worktree') return { cwd: REPO_ROOT, entry: ['--import', 'tsx', 'src/main.ts'] };
+  const root = await makeTempDir('orch-api-build');
+  if (source === 'head') {
+    const present = SERVER_PATHS.filter((p) => {
+      try {
+        git('cat-file', '-e', `${pinnedCommit()}:${p}`);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    execFileSync('sh', ['-c', `git archive --format=tar ${pinnedCommit()} ${present.map((p) => `'${p}'`).join(' ')} | tar -x -C '${root}'`], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  } else {
+    for (const p of ['proto', 'package.json']) symlinkSync(join(REPO_ROOT, p), join(root, p));
+  }
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(root, 'node_modules'));
+  if (build === 'tsx') return { cwd: root, entry: ['--import', 'tsx', 'src/main.ts'] };
+  const project = source === 'head' ? join(root, 'tsconfig.build.json') : join(REPO_ROOT, 'tsconfig.build.json');
+  const t0 = Date.now();
+  try {
+    execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', project, '--outDir', join(root, 'dist')], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+    });
+  } catch (err) {
+    const out = (err as { stdout?: string }).stdout ?? '';
+    throw new Error(`building the server failed (${source}):\n${out.split('\n').slice(0, 20).join('\n')}`);
+  }
+  console.log(`  built the server (${source}) in ${((Date.now() - t0) / 1000).toFixed(1)} s into ${root}/dist`);
+  return { cwd: root, entry: ['dist/src/main.js'] };
 }
 
 export async function startApiServer(backend: BackendName, etcd: EtcdHandle | null): Promise<ServerHandle> {
@@ -102,10 +210,10 @@ export async function startApiServer(backend: BackendName, etcd: EtcdHandle | nu
   const securePort = await freePort();
   let uwsPort = await freePort();
   while (uwsPort === securePort) uwsPort = await freePort();
-  // The compiled server, as `npm start` runs it (npm run build first).
-  ensureBuilt();
+  prepared ??= prepareServer();
+  const { cwd, entry } = await prepared;
   const args = [
-    'dist/src/main.js',
+    ...entry,
     `--data-dir=${dataDir}`,
     `--secure-port=${securePort}`,
     `--uws-port=${uwsPort}`,
@@ -116,7 +224,8 @@ export async function startApiServer(backend: BackendName, etcd: EtcdHandle | nu
     if (!etcd) throw new Error('etcd3 backend needs an etcd');
     args.push('--storage-backend=etcd3', `--etcd-servers=${etcd.server.endpoint}`);
   }
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const spawnedAt = Date.now();
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   liveChildren.add(child);
   let tail = '';
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -193,6 +302,7 @@ export async function startApiServer(backend: BackendName, etcd: EtcdHandle | nu
       dataDir,
       ca: ca!,
       token,
+      readyMs: Date.now() - spawnedAt,
       stderrTail: () => tail.split('\n').slice(-30).join('\n'),
       alive: () => exited === null,
       stop,

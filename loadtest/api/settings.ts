@@ -13,6 +13,8 @@
  *   BENCH_API_PAGE_LIMIT=500       page size of the paged LIST
  *   BENCH_API_FILL_CONCURRENCY=64  concurrency of the bulk creates before the LISTs (uWS)
  *   BENCH_API_BUDGET_MS=900000     hard stop for the whole benchmark (children killed)
+ *   BENCH_API_SERVER=dist          dist: the compiled server (npm start); tsx: from source (npm run start:dev)
+ *   BENCH_API_SOURCE=worktree      worktree: the checkout as it is; head: the committed HEAD (git archive)
  *   BENCH_API_QUIET_BUDGET_MS=90000  time in all allowed for waiting out other processes' load
  *                                  and redoing runs they disturbed (the machine is shared)
  */

@@ -1,0 +1,16 @@
+/**
+ * `npm run bench` (node --import tsx loadtest/run.ts): the API benchmark
+ * (loadtest/api/run.ts; flags pass through: --only=embedded|etcd3, --out=...),
+ * then how to run the other benchmarks.
+ */
+import { runApiBench } from './api/run.ts';
+
+const OTHERS: ReadonlyArray<[string, string]> = [
+  ['npm run bench:storage', 'storage layer: creates, LIST from the watch cache, watch fan-out, shard round trip, memory (loadtest/results/storage.md)'],
+  ['node --import tsx loadtest/http/frontends.ts', 'front ends alone: requests/s of a trivial handler on uWS and node:http2'],
+];
+
+const code = await runApiBench(process.argv.slice(2));
+console.log('\nOther benchmarks (not run by `npm run bench`):');
+for (const [cmd, what] of OTHERS) console.log(`  ${cmd}\n      ${what}`);
+process.exit(code);
