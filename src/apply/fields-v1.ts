@@ -73,6 +73,8 @@ function read(obj: JsonMap): { set: FieldSet | undefined; isMember: boolean } {
   let members: PathElement[] | undefined;
   let children: SetChild[] | undefined;
   let isMember = false;
+  // Sets written by us (or the original) come sorted; only other input needs sorting.
+  let sorted = true;
   for (const key of Object.keys(obj)) {
     const v = obj[key]!;
     if (key === '.') {
@@ -88,11 +90,19 @@ function read(obj: JsonMap): { set: FieldSet | undefined; isMember: boolean } {
     if (pe === UNKNOWN_ELEMENT) continue;
     if (!isMap(v)) throw new FieldsV1Error(`value of ${JSON.stringify(key)} must be an object`);
     const sub = read(v);
-    if (sub.isMember) (members ??= []).push(pe);
-    if (sub.set !== undefined) (children ??= []).push({ pe, set: sub.set });
+    if (sub.isMember) {
+      members ??= [];
+      if (sorted && members.length > 0 && compareElements(members[members.length - 1]!, pe) >= 0) sorted = false;
+      members.push(pe);
+    }
+    if (sub.set !== undefined) {
+      children ??= [];
+      if (sorted && children.length > 0 && compareElements(children[children.length - 1]!.pe, pe) >= 0) sorted = false;
+      children.push({ pe, set: sub.set });
+    }
   }
   if (members === undefined && children === undefined) return { set: undefined, isMember: true };
-  // Written sets are sorted already; sort anyway for hand-written or reordered input.
+  if (sorted) return { set: new FieldSet(members ?? [], children ?? []), isMember };
   members?.sort(compareElements);
   children?.sort((a, b) => compareElements(a.pe, b.pe));
   return { set: new FieldSet(dedupe(members ?? []), dedupeChildren(children ?? [])), isMember };

@@ -9,7 +9,7 @@
  */
 import type { PathElement } from './path.ts';
 import type { ListSchema, MapSchema, SchemaType } from './schema.ts';
-import { asList, asMap, isEmptyMap, memberType, partOf, tryItemElement } from './typed.ts';
+import { asList, asMap, isEmptyMap, memberType, partOf, rememberItemElement, tryItemElement } from './typed.ts';
 import { hasKey, setKey, type Json, type JsonList } from './value.ts';
 
 /** `rhs` merged into `lhs`; undefined when neither side has a value. */
@@ -74,8 +74,10 @@ function mergeListItems(list: ListSchema, lhs: JsonList, rhs: JsonList): Json[] 
   let nextShared: PathElement | undefined = shared[si++];
   const merged = new Set<string>();
   const out: Json[] = [];
-  const push = (v: Json | undefined): void => {
-    if (v !== undefined) out.push(v);
+  const push = (v: Json | undefined, pe: PathElement): void => {
+    if (v === undefined) return;
+    out.push(v);
+    rememberItemElement(list, v, pe);
   };
   const lLen = l.pes.length;
   const rLen = r.pes.length;
@@ -86,7 +88,7 @@ function mergeListItems(list: ListSchema, lhs: JsonList, rhs: JsonList): Json[] 
       const pe = l.pes[li]!;
       if (pe.id === r.pes[ri]!.id) {
         merged.add(pe.id);
-        push(mergeValues(l.items.get(pe.id), r.items.get(pe.id), list.element));
+        push(mergeValues(l.items.get(pe.id), r.items.get(pe.id), list.element), pe);
         li++;
         ri++;
         nextShared = shared[si++];
@@ -101,7 +103,7 @@ function mergeListItems(list: ListSchema, lhs: JsonList, rhs: JsonList): Json[] 
     if (li < lLen) {
       const pe = l.pes[li]!;
       if (!r.items.has(pe.id)) {
-        push(mergeValues(lhs[li]!, undefined, list.element));
+        push(mergeValues(lhs[li]!, undefined, list.element), pe);
         li++;
         continue;
       } else if (merged.has(pe.id)) li++;
@@ -109,7 +111,7 @@ function mergeListItems(list: ListSchema, lhs: JsonList, rhs: JsonList): Json[] 
     if (ri < rLen) {
       const pe = r.pes[ri]!;
       merged.add(pe.id);
-      push(mergeValues(l.items.get(pe.id), r.items.get(pe.id), list.element));
+      push(mergeValues(l.items.get(pe.id), r.items.get(pe.id), list.element), pe);
       ri++;
       if (nextShared !== undefined && nextShared.id === pe.id) nextShared = shared[si++];
     }

@@ -82,7 +82,10 @@ export function apply(args: ApplyArgs): ApplyResult {
   let set = toFieldSet(args.config, type);
   if (ignore !== undefined) set = ignore(set);
   managers.set(manager, versionedSet(set, version, true));
-  const pruned = last === undefined || last.set.empty() ? merged : prune(merged, type, managers, last.set);
+  // Pruning removes only what the last set has and the new one lacks; an
+  // applier that applies at least what it applied before (the usual re-apply)
+  // has nothing to prune, and the full walk is skipped.
+  const pruned = last === undefined || last.set.difference(set).empty() ? merged : prune(merged, type, managers, last.set);
   managers = takeChanges(args.live, pruned, type, managers, manager, args.force, ignore).managers;
   return { object: equals(args.live, pruned) ? undefined : pruned, managers };
 }

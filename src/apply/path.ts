@@ -135,6 +135,20 @@ export const UNKNOWN_ELEMENT = Symbol('unknown path element type');
  * compatibility); malformed ones throw.
  */
 export function parseElement(s: string): PathElement | typeof UNKNOWN_ELEMENT {
+  if (s.charCodeAt(0) === 0x66 /* f */ && s.charCodeAt(1) === 0x3a /* : */) return fieldElement(s.slice(2));
+  let pe = parsed.get(s);
+  if (pe === undefined) {
+    pe = parseUncached(s);
+    // Stored entries repeat the same keys request after request; keep a bounded cache.
+    if (parsed.size >= 20_000) parsed.clear();
+    parsed.set(s, pe);
+  }
+  return pe;
+}
+
+const parsed = new Map<string, PathElement | typeof UNKNOWN_ELEMENT>();
+
+function parseUncached(s: string): PathElement | typeof UNKNOWN_ELEMENT {
   if (s.length < 2) throw new PathElementError('key must be 2 characters long');
   if (s[1] !== ':') throw new PathElementError(`missing colon: ${s}`);
   const rest = s.slice(2);

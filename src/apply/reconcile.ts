@@ -7,7 +7,7 @@
  * owning it as a leaf, and its new sub-fields have no owner.
  */
 import { FieldSet } from './field-set.ts';
-import type { PathElement } from './path.ts';
+import { compareElements, type PathElement } from './path.ts';
 import type { SchemaType } from './schema.ts';
 
 /** The reconciled set, or undefined when `set` needs no change. */
@@ -56,11 +56,26 @@ function visit(node: FieldSet | undefined, t: SchemaType, path: PathElement[], i
   });
 }
 
-/** Children that are not members, then members (with their subtree, if any). */
+/** Every element of a node once, with its subtree (if any) and whether it is a member without one. */
 function eachElement(node: FieldSet, fn: (pe: PathElement, sub: FieldSet | undefined, leaf: boolean) => void): void {
-  for (const c of node.children) if (!node.hasMember(c.pe)) fn(c.pe, c.set, false);
-  for (const m of node.members) {
-    const sub = node.child(m);
-    fn(m, sub, sub === undefined);
+  const { members, children } = node;
+  let mi = 0;
+  let ci = 0;
+  // Both arrays are sorted: one merge walk instead of a search per element.
+  while (mi < members.length || ci < children.length) {
+    const m = members[mi];
+    const c = children[ci];
+    const d = m === undefined ? 1 : c === undefined ? -1 : compareElements(m, c.pe);
+    if (d < 0) {
+      fn(m!, undefined, true);
+      mi++;
+    } else if (d > 0) {
+      fn(c!.pe, c!.set, false);
+      ci++;
+    } else {
+      fn(m!, c!.set, false);
+      mi++;
+      ci++;
+    }
   }
 }

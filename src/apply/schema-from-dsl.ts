@@ -61,18 +61,19 @@ class DslAdapter {
     const decl = this.#set.get(name);
     if (decl === undefined) throw new Error(`unknown schema ${name}`);
     const fields = this.#set.fields(name);
-    const resolved = new Map<string, SchemaType | undefined>();
+    // null: looked up, not declared. One map lookup per field on the hot path.
+    const resolved = new Map<string, SchemaType | null>();
     const defaults = KEY_DEFAULTS[shortName(name)];
     const t = mapType({
       atomic: decl.structType === 'atomic',
       fields: (field) => {
         let ft = resolved.get(field);
-        if (ft === undefined && !resolved.has(field)) {
+        if (ft === undefined) {
           const fd = Object.prototype.hasOwnProperty.call(fields, field) ? fields[field] : undefined;
-          ft = fd === undefined ? undefined : this.field(fd);
+          ft = fd === undefined ? null : this.field(fd);
           resolved.set(field, ft);
         }
-        return ft;
+        return ft ?? undefined;
       },
       defaults: (field) => (defaults !== undefined && Object.prototype.hasOwnProperty.call(defaults, field) ? defaults[field] : undefined),
       ...(decl.preserveUnknownFields === true ? { element: DEDUCED } : {}),

@@ -85,14 +85,34 @@ function goStringList(keys: readonly string[]): string {
   return `[${keys.map((k) => JSON.stringify(k)).join(' ')}]`;
 }
 
+/**
+ * Elements of map-list items, remembered per item object: one apply reads
+ * the same items several times (validate, merge, field sets, compare,
+ * prune), and building a key element serializes its fields.
+ */
+const itemElements = new WeakMap<object, { readonly list: ListSchema; readonly pe: PathElement | undefined }>();
+
+/** Records the element of an item built elsewhere (a merged item keeps the key of its sources). */
+export function rememberItemElement(list: ListSchema, item: Json, pe: PathElement): void {
+  if (typeof item === 'object' && item !== null) itemElements.set(item, { list, pe });
+}
+
 /** The element of an item, or undefined when it has none (errors are the validator's to report). */
 export function tryItemElement(list: ListSchema, item: Json): PathElement | undefined {
-  try {
-    return itemElement(list, item);
-  } catch (err) {
-    if (err instanceof ItemError) return undefined;
-    throw err;
+  const memo = typeof item === 'object' && item !== null;
+  if (memo) {
+    const hit = itemElements.get(item);
+    if (hit !== undefined && hit.list === list) return hit.pe;
   }
+  let pe: PathElement | undefined;
+  try {
+    pe = itemElement(list, item);
+  } catch (err) {
+    if (!(err instanceof ItemError)) throw err;
+    pe = undefined;
+  }
+  if (memo) itemElements.set(item, { list, pe });
+  return pe;
 }
 
 /**

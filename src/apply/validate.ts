@@ -4,10 +4,9 @@
  * struct fields, list items that have keys, no duplicated keys. Messages and
  * paths follow the original's ValidationErrors.
  */
-import { elementString, indexElement, type PathElement } from './path.ts';
+import { elementString, fieldElement, indexElement, pathString, type PathElement } from './path.ts';
 import type { ListSchema, MapSchema, ScalarKind, SchemaType } from './schema.ts';
-import { ItemError, itemElement, partOf } from './typed.ts';
-import { fieldElement } from './path.ts';
+import { ItemError, itemElement, partOf, tryItemElement } from './typed.ts';
 import { compareStrings, goFloat, isList, isMap, type Json, type JsonList, type JsonMap } from './value.ts';
 
 export interface ValidationError {
@@ -23,8 +22,15 @@ export interface ValidateOptions {
 
 export function validate(v: Json, t: SchemaType, opts: ValidateOptions = {}): ValidationError[] {
   const errs: ValidationError[] = [];
-  check(v, t, '', opts.allowDuplicates === true, errs);
+  check(v, t, [], opts.allowDuplicates === true, errs);
   return errs;
+}
+
+/** Paths are kept as elements and printed only for errors: valid objects are the common case. */
+type At = PathElement[];
+
+function err(errs: ValidationError[], at: At, message: string): void {
+  errs.push({ path: pathString(at), message });
 }
 
 /** The original's rendering: one error as `path: message`, several under `errors:`. */
@@ -34,72 +40,80 @@ export function validationMessage(errs: readonly ValidationError[]): string {
   return ['errors:', ...errs.map((e) => '  ' + one(e))].join('\n');
 }
 
-function check(v: Json, t: SchemaType, path: string, dups: boolean, errs: ValidationError[]): void {
+function check(v: Json, t: SchemaType, at: At, dups: boolean, errs: ValidationError[]): void {
   switch (partOf(t, v)) {
     case 'scalar':
-      checkScalar(t.scalar!, v, path, errs);
+      checkScalar(t.scalar!, v, at, errs);
       return;
     case 'list':
       if (v === null) return;
-      if (!isList(v)) errs.push({ path, message: `expected list, got ${goPointerV(v)}` });
-      else checkList(t.list!, v, path, dups, errs);
+      if (!isList(v)) err(errs, at, `expected list, got ${goPointerV(v)}`);
+      else checkList(t.list!, v, at, dups, errs);
       return;
     case 'map':
       if (v === null) return;
-      if (!isMap(v)) errs.push({ path, message: `expected map, got ${goPointerV(v)}` });
-      else checkMap(t.map!, v, path, dups, errs);
+      if (!isMap(v)) err(errs, at, `expected map, got ${goPointerV(v)}`);
+      else checkMap(t.map!, v, at, dups, errs);
       return;
     default:
-      errs.push({ path, message: 'schema error: invalid atom: inlined' });
+      err(errs, at, 'schema error: invalid atom: inlined');
   }
 }
 
-function checkScalar(kind: ScalarKind, v: Json, path: string, errs: ValidationError[]): void {
+function checkScalar(kind: ScalarKind, v: Json, at: At, errs: ValidationError[]): void {
   if (v === null) return;
   switch (kind) {
     case 'numeric':
-      if (typeof v !== 'number') errs.push({ path, message: `expected numeric (int or float), got ${goTypeName(v)}` });
+      if (typeof v !== 'number') err(errs, at, `expected numeric (int or float), got ${goTypeName(v)}`);
       return;
     case 'string':
-      if (typeof v !== 'string') errs.push({ path, message: `expected string, got &value.valueUnstructured{Value:${goSharpV(v)}}` });
+      if (typeof v !== 'string') err(errs, at, `expected string, got &value.valueUnstructured{Value:${goSharpV(v)}}`);
       return;
     case 'boolean':
-      if (typeof v !== 'boolean') errs.push({ path, message: `expected boolean, got ${goPointerV(v)}` });
+      if (typeof v !== 'boolean') err(errs, at, `expected boolean, got ${goPointerV(v)}`);
       return;
     default:
-      if (typeof v === 'object') errs.push({ path, message: `expected any scalar, got ${goPointerV(v)}` });
+      if (typeof v === 'object') err(errs, at, `expected any scalar, got ${goPointerV(v)}`);
   }
 }
 
-function checkList(list: ListSchema, items: JsonList, path: string, dups: boolean, errs: ValidationError[]): void {
-  const seen = new Set<string>();
+function checkList(list: ListSchema, items: JsonList, at: At, dups: boolean, errs: ValidationError[]): void {
+  const seen = list.atomic ? undefined : new Set<string>();
   for (let i = 0; i < items.length; i++) {
     let pe: PathElement;
-    if (list.atomic) pe = indexElement(i);
+    if (seen === undefined) pe = indexElement(i);
     else {
-      try {
-        pe = itemElement(list, items[i]!);
-      } catch (err) {
-        if (!(err instanceof ItemError)) throw err;
-        errs.push({ path, message: `element ${i}: ${err.message}` });
-        return;
+      const item = tryItemElement(list, items[i]!);
+      if (item === undefined) {
+        try {
+          itemElement(list, items[i]!);
+        } catch (e) {
+          if (!(e instanceof ItemError)) throw e;
+          err(errs, at, `element ${i}: ${e.message}`);
+          return;
+        }
       }
-      if (seen.has(pe.id) && !dups) errs.push({ path, message: `duplicate entries for key ${elementString(pe)}` });
+      pe = item!;
+      if (seen.has(pe.id) && !dups) err(errs, at, `duplicate entries for key ${elementString(pe)}`);
       seen.add(pe.id);
     }
-    check(items[i]!, list.element, path + elementString(pe), dups, errs);
+    at.push(pe);
+    check(items[i]!, list.element, at, dups, errs);
+    at.pop();
   }
 }
 
-function checkMap(map: MapSchema, m: JsonMap, path: string, dups: boolean, errs: ValidationError[]): void {
+function checkMap(map: MapSchema, m: JsonMap, at: At, dups: boolean, errs: ValidationError[]): void {
   for (const key of Object.keys(m)) {
-    const childPath = path + elementString(fieldElement(key));
+    at.push(fieldElement(key));
     const t = map.field(key) ?? map.element;
     if (t === undefined) {
-      errs.push({ path: childPath, message: 'field not declared in schema' });
+      err(errs, at, 'field not declared in schema');
+      at.pop();
       return;
     }
-    check(m[key]!, t, childPath, dups, errs);
+    check(m[key]!, t, at, dups, errs);
+    at.pop();
   }
 }
 

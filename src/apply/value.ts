@@ -74,6 +74,8 @@ export function equals(a: Json, b: Json): boolean {
  */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
+  // Native comparison is right unless a surrogate or U+E000..U+FFFF is involved.
+  if (!HIGH_UNITS.test(a) || !HIGH_UNITS.test(b)) return a < b ? -1 : 1;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     let x = a.charCodeAt(i);
@@ -88,6 +90,8 @@ export function compareStrings(a: string, b: string): number {
   }
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
 }
+
+const HIGH_UNITS = /[\ud800-\uffff]/;
 
 /** Rank of a value's type in the original's total order: numbers, strings, booleans, lists, maps, null. */
 function rank(v: Json): number {
@@ -146,7 +150,8 @@ function compareMaps(a: JsonMap, b: JsonMap): number {
   return ka.length < kb.length ? -1 : ka.length > kb.length ? 1 : 0;
 }
 
-const HTML_UNSAFE = /[<>&\u2028\u2029]/g;
+const HTML_UNSAFE = /[<>&\u2028\u2029]/;
+const HTML_UNSAFE_ALL = /[<>&\u2028\u2029]/g;
 const HTML_ESCAPES: Readonly<Record<string, string>> = {
   '<': '\\u003c',
   '>': '\\u003e',
@@ -158,7 +163,8 @@ const HTML_ESCAPES: Readonly<Record<string, string>> = {
 /** A string as Go's encoding/json writes it: JSON escapes plus HTML-safe `<`, `>`, `&`. */
 export function goJsonString(s: string): string {
   const out = JSON.stringify(s);
-  return HTML_UNSAFE.test(out) ? out.replace(HTML_UNSAFE, (c) => HTML_ESCAPES[c]!) : out;
+  // A non-global pattern for the test: a global one would carry lastIndex between calls.
+  return HTML_UNSAFE.test(s) ? out.replace(HTML_UNSAFE_ALL, (c) => HTML_ESCAPES[c]!) : out;
 }
 
 /**

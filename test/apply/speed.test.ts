@@ -1,0 +1,120 @@
+/**
+ * Speed: an apply of a Deployment of about 3 KiB owned by three managers
+ * (an applier, an updater holding replicas, a second applier) must stay well
+ * under a millisecond, re-applied as is and with fields dropped (the
+ * pruning path); an update of it too. Medians of batches, after warm-up, so
+ * a busy machine does not fail the test on one slow batch.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { FieldManager } from '../../src/apply/field-manager.ts';
+import type { Json } from '../../src/apply/value.ts';
+import { servedSchemas } from '../../src/openapi/served-schemas.ts';
+import type { KObject } from '../../src/registry/object.ts';
+
+const fm = new FieldManager(servedSchemas([]));
+
+const container = (name: string, image: string): Json => ({
+  name,
+  image,
+  imagePullPolicy: 'IfNotPresent',
+  args: ['--port=8080', '--log-level=info', '--metrics'],
+  ports: [
+    { name: 'http', containerPort: 8080 },
+    { name: 'metrics', containerPort: 9090 },
+  ],
+  env: Array.from({ length: 6 }, (_, i) => ({ name: `VAR_${i}`, value: `value-${i}` })),
+  resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+  readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5 },
+  volumeMounts: [
+    { name: 'config', mountPath: '/etc/config' },
+    { name: 'data', mountPath: '/data' },
+  ],
+});
+
+const config = (image: string, withAnnotations = true): Json => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: {
+    name: 'web',
+    namespace: 'default',
+    labels: { app: 'web', team: 'platform', tier: 'frontend' },
+    ...(withAnnotations ? { annotations: { 'example.com/owner': 'platform-team' } } : {}),
+  },
+  spec: {
+    selector: { matchLabels: { app: 'web' } },
+    strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: 0 } },
+    template: {
+      metadata: { labels: { app: 'web', team: 'platform' } },
+      spec: {
+        containers: [container('web', image), container('sidecar', 'proxy:1.0')],
+        volumes: [
+          { name: 'config', configMap: { name: 'web-config' } },
+          { name: 'data', emptyDir: {} },
+        ],
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoSchedule' }],
+        nodeSelector: { 'kubernetes.io/os': 'linux' },
+      },
+    },
+  },
+});
+
+function liveObject(): KObject {
+  const applyAs = (live: KObject | null, applied: Json, manager: string): KObject =>
+    fm.apply({ live, applied, manager, apiVersion: 'apps/v1', kind: 'Deployment' });
+  let live = applyAs(null, config('web:1'), 'kubectl');
+  live.metadata.uid = 'u-1';
+  const next = structuredClone(live);
+  (next['spec'] as { replicas: number }).replicas = 5;
+  live = fm.update({ live, next, manager: 'hpa', apiVersion: 'apps/v1' });
+  const injector: Json = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', annotations: { 'inject/status': 'done' } },
+    spec: { template: { spec: { containers: [{ name: 'sidecar', image: 'proxy:1.0' }] } } },
+  };
+  return applyAs(live, injector, 'injector');
+}
+
+/** Median time of one call, in milliseconds, over batches. */
+function medianMs(fn: () => unknown): number {
+  for (let i = 0; i < 200; i++) fn();
+  const batches: number[] = [];
+  for (let b = 0; b < 9; b++) {
+    const n = 50;
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) fn();
+    batches.push(Number(process.hrtime.bigint() - t) / n / 1e6);
+  }
+  return batches.sort((a, b) => a - b)[4]!;
+}
+
+describe('speed', () => {
+  const live = liveObject();
+  const withoutManagedFields = { ...live, metadata: { ...live.metadata, managedFields: undefined } };
+
+  it('the object is a 3 KiB Deployment with three managers', () => {
+    const size = JSON.stringify(withoutManagedFields).length;
+    assert.ok(size > 2000 && size < 4000, `size ${size}`);
+    assert.equal(live.metadata.managedFields?.length, 3);
+  });
+
+  it('re-applying takes well under 1 ms', () => {
+    const applied = config('web:2');
+    const ms = medianMs(() => fm.apply({ live, applied, manager: 'kubectl', apiVersion: 'apps/v1', kind: 'Deployment' }));
+    assert.ok(ms < 0.6, `${ms.toFixed(3)} ms`);
+  });
+
+  it('an apply that drops fields (pruning) takes under 1 ms', () => {
+    const applied = config('web:2', false);
+    const ms = medianMs(() => fm.apply({ live, applied, manager: 'kubectl', apiVersion: 'apps/v1', kind: 'Deployment' }));
+    assert.ok(ms < 1, `${ms.toFixed(3)} ms`);
+  });
+
+  it('an update takes well under 1 ms', () => {
+    const next = structuredClone(live);
+    (next['spec'] as { template: { spec: { containers: { image: string }[] } } }).template.spec.containers[0]!.image = 'web:3';
+    const ms = medianMs(() => fm.update({ live, next, manager: 'kubectl-edit', apiVersion: 'apps/v1' }));
+    assert.ok(ms < 0.5, `${ms.toFixed(3)} ms`);
+  });
+});
