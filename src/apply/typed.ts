@@ -88,13 +88,36 @@ function goStringList(keys: readonly string[]): string {
 /**
  * Elements of map-list items, remembered per item object: one apply reads
  * the same items several times (validate, merge, field sets, compare,
- * prune), and building a key element serializes its fields.
+ * prune), and building a key element serializes its fields. The key values
+ * are kept too and checked on every hit, so an item changed in place since
+ * (a defaulted key, say) is keyed afresh.
  */
-const itemElements = new WeakMap<object, { readonly list: ListSchema; readonly pe: PathElement | undefined }>();
+interface Remembered {
+  readonly list: ListSchema;
+  readonly pe: PathElement | undefined;
+  readonly keys: readonly (Json | undefined)[];
+}
+
+const itemElements = new WeakMap<object, Remembered>();
+
+function keyValues(list: ListSchema, item: Json): (Json | undefined)[] {
+  return isMap(item) ? list.keys.map((k) => (hasKey(item, k) ? item[k] : undefined)) : [];
+}
+
+function stillValid(hit: Remembered, list: ListSchema, item: Json): boolean {
+  if (hit.list !== list) return false;
+  if (!isMap(item)) return true;
+  const keys = list.keys;
+  for (let i = 0; i < keys.length; i++) {
+    const now = hasKey(item, keys[i]!) ? item[keys[i]!] : undefined;
+    if (now !== hit.keys[i]) return false;
+  }
+  return true;
+}
 
 /** Records the element of an item built elsewhere (a merged item keeps the key of its sources). */
 export function rememberItemElement(list: ListSchema, item: Json, pe: PathElement): void {
-  if (typeof item === 'object' && item !== null) itemElements.set(item, { list, pe });
+  if (typeof item === 'object' && item !== null) itemElements.set(item, { list, pe, keys: keyValues(list, item) });
 }
 
 /** The element of an item, or undefined when it has none (errors are the validator's to report). */
@@ -102,7 +125,7 @@ export function tryItemElement(list: ListSchema, item: Json): PathElement | unde
   const memo = typeof item === 'object' && item !== null;
   if (memo) {
     const hit = itemElements.get(item);
-    if (hit !== undefined && hit.list === list) return hit.pe;
+    if (hit !== undefined && stillValid(hit, list, item)) return hit.pe;
   }
   let pe: PathElement | undefined;
   try {
@@ -111,7 +134,7 @@ export function tryItemElement(list: ListSchema, item: Json): PathElement | unde
     if (!(err instanceof ItemError)) throw err;
     pe = undefined;
   }
-  if (memo) itemElements.set(item, { list, pe });
+  if (memo) itemElements.set(item, { list, pe, keys: keyValues(list, item) });
   return pe;
 }
 

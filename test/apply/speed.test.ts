@@ -2,8 +2,9 @@
  * Speed: an apply of a Deployment of about 3 KiB owned by three managers
  * (an applier, an updater holding replicas, a second applier) must stay well
  * under a millisecond, re-applied as is and with fields dropped (the
- * pruning path); an update of it too. Medians of batches, after warm-up, so
- * a busy machine does not fail the test on one slow batch.
+ * pruning path); an update of it too. The best of many short batches, after
+ * warm-up: the cost of the work itself, not of whatever else shares the
+ * machine (test files run two at a time, and the box is shared).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -76,17 +77,17 @@ function liveObject(): KObject {
   return applyAs(live, injector, 'injector');
 }
 
-/** Median time of one call, in milliseconds, over batches. */
-function medianMs(fn: () => unknown): number {
-  for (let i = 0; i < 200; i++) fn();
-  const batches: number[] = [];
-  for (let b = 0; b < 9; b++) {
-    const n = 50;
+/** Time of one call in the fastest of many batches, in milliseconds. */
+function bestMs(fn: () => unknown): number {
+  for (let i = 0; i < 300; i++) fn();
+  let best = Infinity;
+  for (let b = 0; b < 30; b++) {
+    const n = 20;
     const t = process.hrtime.bigint();
     for (let i = 0; i < n; i++) fn();
-    batches.push(Number(process.hrtime.bigint() - t) / n / 1e6);
+    best = Math.min(best, Number(process.hrtime.bigint() - t) / n / 1e6);
   }
-  return batches.sort((a, b) => a - b)[4]!;
+  return best;
 }
 
 describe('speed', () => {
@@ -101,20 +102,20 @@ describe('speed', () => {
 
   it('re-applying takes well under 1 ms', () => {
     const applied = config('web:2');
-    const ms = medianMs(() => fm.apply({ live, applied, manager: 'kubectl', apiVersion: 'apps/v1', kind: 'Deployment' }));
-    assert.ok(ms < 0.6, `${ms.toFixed(3)} ms`);
+    const ms = bestMs(() => fm.apply({ live, applied, manager: 'kubectl', apiVersion: 'apps/v1', kind: 'Deployment' }));
+    assert.ok(ms < 0.5, `${ms.toFixed(3)} ms`);
   });
 
   it('an apply that drops fields (pruning) takes under 1 ms', () => {
     const applied = config('web:2', false);
-    const ms = medianMs(() => fm.apply({ live, applied, manager: 'kubectl', apiVersion: 'apps/v1', kind: 'Deployment' }));
+    const ms = bestMs(() => fm.apply({ live, applied, manager: 'kubectl', apiVersion: 'apps/v1', kind: 'Deployment' }));
     assert.ok(ms < 1, `${ms.toFixed(3)} ms`);
   });
 
   it('an update takes well under 1 ms', () => {
     const next = structuredClone(live);
     (next['spec'] as { template: { spec: { containers: { image: string }[] } } }).template.spec.containers[0]!.image = 'web:3';
-    const ms = medianMs(() => fm.update({ live, next, manager: 'kubectl-edit', apiVersion: 'apps/v1' }));
-    assert.ok(ms < 0.5, `${ms.toFixed(3)} ms`);
+    const ms = bestMs(() => fm.update({ live, next, manager: 'kubectl-edit', apiVersion: 'apps/v1' }));
+    assert.ok(ms < 0.3, `${ms.toFixed(3)} ms`);
   });
 });

@@ -277,3 +277,20 @@ describe('invalid configurations (validate.ts)', () => {
     assert.deepEqual(validate(deployment([{ name: 'a' }, { name: 'a' }]), DEPLOYMENT, { allowDuplicates: true }), []);
   });
 });
+
+describe('list items changed in place', () => {
+  it('are keyed afresh (item keys are remembered per object, with their values)', () => {
+    const obj = { spec: { containers: [{ name: 'a', ports: [{ containerPort: 80 }] }] } } as { spec: { containers: { name: string; ports: { containerPort: number }[] }[] } };
+    const before = toFieldSet(obj as unknown as Json, POD);
+    assert.ok(before.has(setOf('.spec.containers[name="a"].ports[containerPort=80,protocol="TCP"]').paths()[0]!));
+    obj.spec.containers[0]!.name = 'b';
+    obj.spec.containers[0]!.ports[0]!.containerPort = 81;
+    const after = toFieldSet(obj as unknown as Json, POD);
+    assert.ok(after.equals(setOf(
+      '.spec.containers[name="b"]',
+      '.spec.containers[name="b"].name',
+      '.spec.containers[name="b"].ports[containerPort=81,protocol="TCP"]',
+      '.spec.containers[name="b"].ports[containerPort=81,protocol="TCP"].containerPort',
+    )), after.toString());
+  });
+});
