@@ -449,6 +449,12 @@ describe('keepTimesIfUnchanged (the original\'s IgnoreManagedFieldsTimestampsTra
     assert.deepEqual(keepTimesIfUnchanged(retimed(live, '2030-01-01T00:00:00Z'), live), live);
   });
 
+  it('restores them when a new time reordered the entries', () => {
+    const two = { ...live, metadata: { ...live.metadata, managedFields: [live.metadata.managedFields![0]!, { ...live.metadata.managedFields![0]!, manager: 'second', time: '2024-06-01T00:00:00Z' }] } };
+    const bumped = { ...two, metadata: { ...two.metadata, managedFields: [two.metadata.managedFields[1]!, { ...two.metadata.managedFields[0]!, time: '2030-01-01T00:00:00Z' }] } };
+    assert.deepEqual(keepTimesIfUnchanged(bumped, two), two);
+  });
+
   it('keeps new times when the object or the ownership changed', () => {
     const changed = retimed(clone(live), '2030-01-01T00:00:00Z');
     (changed['spec'] as { replicas: number }).replicas = 2;
@@ -456,5 +462,69 @@ describe('keepTimesIfUnchanged (the original\'s IgnoreManagedFieldsTimestampsTra
     const other = retimed(clone(live), '2030-01-01T00:00:00Z');
     other.metadata.managedFields![0]!.manager = 'someone-else';
     assert.deepEqual(keepTimesIfUnchanged(other, live), other);
+  });
+});
+
+describe("the original's fieldmanager_test.go", () => {
+  const pod = (metadata: Json): Json => ({ apiVersion: 'v1', kind: 'Pod', metadata });
+  const applyPod = (live: KObject | null, applied: Json, manager: string, now = T0): KObject =>
+    fm.apply({ live, applied, manager, apiVersion: 'v1', kind: 'Pod', now });
+
+  it('TestApplyStripsFields: server-set metadata is nobody\'s', () => {
+    const next = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: {
+        name: 'b',
+        namespace: 'b',
+        uid: 'b',
+        generation: 0,
+        resourceVersion: 'b',
+        creationTimestamp: '2024-01-01T00:00:00Z',
+        managedFields: [{ manager: 'update', operation: 'Apply', apiVersion: 'apps/v1' }],
+      },
+    } as KObject;
+    assert.equal(fm.update({ live: null, next, manager: 'fieldmanager_test', apiVersion: 'apps/v1' }).metadata.managedFields, undefined);
+  });
+
+  it('TestVersionCheck / TestVersionCheckDoesNotPanic: other versions and empty bodies are 400s', () => {
+    const live = stored(apply(null, { apiVersion: 'apps/v1', kind: 'Deployment' }, 'fieldmanager_test'));
+    for (const body of [{ apiVersion: 'apps/v1beta1', kind: 'Deployment' }, {}] as Json[]) {
+      assert.equal(statusError(() => apply(live, body, 'fieldmanager_test')).code, 400);
+    }
+  });
+
+  it('TestApplyDoesNotStripLabels', () => {
+    const created = applyPod(null, pod({ labels: { a: 'b' } }), 'fieldmanager_test');
+    assert.deepEqual(owners(created), ['fieldmanager_test Apply: .metadata.labels.a']);
+  });
+
+  it('TestApplyFailsWithManagedFields / TestApplySuccessWithNoManagedFields', () => {
+    assert.equal(statusError(() => applyPod(null, pod({ managedFields: [{}] }), 'm')).message, 'metadata.managedFields must be nil');
+    assert.deepEqual(owners(applyPod(null, pod({ labels: { a: 'b' } }), 'm')), ['m Apply: .metadata.labels.a']);
+  });
+
+  it('TestNoOpChanges: a new applier adds an entry; no-op updates and re-applies change nothing', () => {
+    // `creationTimestamp: null`, as kubectl's generated YAML has it, does
+    // change the merged object: the store puts the stored value back and then
+    // keepTimesIfUnchanged keeps the stored times, as in the original.
+    const obj = pod({ name: 'p', labels: { a: 'b' }, creationTimestamp: null });
+    const storeApply = (live: KObject, manager: string, now: Date, force = false): KObject => {
+      const merged = fm.apply({ live, applied: obj, manager, force, apiVersion: 'v1', kind: 'Pod', now });
+      merged.metadata.creationTimestamp = live.metadata.creationTimestamp;
+      return keepTimesIfUnchanged(merged, live);
+    };
+    const first = stored(applyPod(null, obj, 'fieldmanager_test_apply', T0));
+    const second = storeApply(first, 'fieldmanager_test_apply_other', T1);
+    assert.notDeepEqual(second, first);
+    const third = fm.update({ live: second, next: clone(second), manager: 'fieldmanager_test_update', apiVersion: 'v1', now: T2 });
+    assert.deepEqual(third, second);
+    assert.deepEqual(storeApply(third, 'fieldmanager_test_apply', T2, true), third);
+  });
+
+  it('TestLiveObjectManagedFieldsNotRemoved: another applier keeps the first one\'s entry', () => {
+    const live = stored(apply(null, deployment(1) as unknown as Json, 'fieldmanager_z', { now: T0 }));
+    const got = apply(live, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 101 } }, 'fieldmanager_b', { force: true, now: T1 });
+    assert.deepEqual(owners(got).map((o) => o.split(':')[0]), ['fieldmanager_z Apply', 'fieldmanager_b Apply']);
   });
 });
