@@ -26,27 +26,17 @@ import { StatusError } from '../endpoints/status.ts';
 import type { KObject, ManagedFieldsEntry } from '../registry/object.ts';
 import type { ServedSchemas } from '../openapi/served-schemas.ts';
 import { OBJECT_META } from '../openapi/schema-dsl.ts';
-import { ConflictError, conflictsMessage } from './conflict.ts';
+import { badRequest, checkIdentity, conflictStatus, gvkString, gvString, missingManager, objectName, parseGvk, type Gvk } from './apply-errors.ts';
+import { ConflictError } from './conflict.ts';
 import { IGNORE_STATUS, ONLY_STATUS, type FieldFilter } from './field-filter.ts';
-import { FieldSet } from './field-set.ts';
-import {
-  decodeManagedFields,
-  emptyManaged,
-  encodeManagedFields,
-  formatTime,
-  isWipe,
-  ManagedFieldsError,
-  managerKey,
-  parseManagerKey,
-  type Managed,
-} from './managed-fields.ts';
-import { versionedSet, type ManagedFields } from './managers.ts';
-import { apply as applyConfig, update as updateManagers } from './merge.ts';
-import { fieldElement, pathString } from './path.ts';
+import { decodeManagedFields, emptyManaged, encodeManagedFields, formatTime, isWipe, ManagedFieldsError, managerKey, type Managed } from './managed-fields.ts';
+import { apply as applyConfig } from './merge.ts';
+import { asJson, dropNulls, emptyObject, withManagedFields, withoutManagedFields } from './object-parts.ts';
 import { DEDUCED, mapType, type SchemaType } from './schema.ts';
 import { schemaFromDsl } from './schema-from-dsl.ts';
+import { recordUpdate, strip } from './update-layers.ts';
 import { validate, validationMessage } from './validate.ts';
-import { goQuote, isMap, setKey, type Json, type JsonMap } from './value.ts';
+import { isMap, type Json, type JsonMap } from './value.ts';
 
 /** The original keeps at most this many updaters before folding the oldest. */
 export const DEFAULT_MAX_UPDATE_MANAGERS = 10;
@@ -88,31 +78,12 @@ export interface ApplyRequest extends Common {
   readonly namespace?: string;
 }
 
-interface Gvk {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-}
-
 /** The `manager` of a request without `fieldManager`: the User-Agent up to the first `/`. */
 export function managerFromUserAgent(userAgent: string | undefined): string {
   return (userAgent ?? '').split('/')[0]!;
 }
 
-const CURRENT_OPERATION = 'current-operation';
 const BEFORE_FIRST_APPLY = 'before-first-apply';
-const ANCIENT_CHANGES = 'ancient-changes';
-
-/** Paths nobody owns: set by the server or identifying the object (the original's strip set). */
-const STRIPPED = FieldSet.of(
-  [fieldElement('apiVersion')],
-  [fieldElement('kind')],
-  [fieldElement('metadata')],
-  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => [
-    fieldElement('metadata'),
-    fieldElement(f),
-  ]),
-);
 
 export class FieldManager {
   readonly #schemas: ServedSchemas;
@@ -148,7 +119,7 @@ export class FieldManager {
     }
     // An existing object nobody owns stays untracked until someone applies
     // (the original's skip of non-applied objects), unless this write wiped it.
-    if (managed.fields.size === 0 && !wiped && live !== null && isNonEmptyString(live.metadata?.uid)) {
+    if (managed.fields.size === 0 && !wiped && live !== null && typeof live.metadata?.uid === 'string' && live.metadata.uid !== '') {
       return withManagedFields(stripped, undefined);
     }
     try {
@@ -156,7 +127,8 @@ export class FieldManager {
       const type = this.#type(gvk);
       const apiVersion = gvString(gvk);
       const key = managerKey({ manager: req.manager === '' ? 'unknown' : req.manager, operation: 'Update', apiVersion, subresource: sub });
-      const result = this.#recordUpdate({
+      const result = recordUpdate({
+        maxUpdateManagers: this.#maxUpdateManagers,
         live: live === null ? emptyObject(type) : asJson(withoutManagedFields(live)),
         next: asJson(stripped),
         managed,
@@ -168,6 +140,7 @@ export class FieldManager {
       });
       return withManagedFields(stripped, encodeManagedFields(result));
     } catch (err) {
+      // As the original's UpdateNoErrors: ownership bookkeeping never fails a write.
       if (err instanceof StatusError) throw err;
       return withManagedFields(stripped, liveEntries);
     }
@@ -180,14 +153,7 @@ export class FieldManager {
    * a body that is not a valid configuration, 422 without a manager.
    */
   apply(req: ApplyRequest): KObject {
-    if (req.manager === '') {
-      throw new StatusError(422, 'Invalid', 'PatchOptions.meta.orch.io "" is invalid: fieldManager: Required value: is required for apply patch', {
-        group: 'meta.orch.io',
-        kind: 'PatchOptions',
-        name: '',
-        causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
-      });
-    }
+    if (req.manager === '') throw missingManager();
     const { live } = req;
     const applied = req.applied;
     if (!isMap(applied as Json)) throw badRequest('error decoding patch: the applied configuration must be an object');
@@ -220,7 +186,8 @@ export class FieldManager {
     if (managed.fields.size === 0 && live !== null) {
       // Whatever the object holds before its first apply belongs to someone,
       // so that an applier cannot remove fields it never applied.
-      managed = this.#recordUpdate({
+      managed = recordUpdate({
+        maxUpdateManagers: this.#maxUpdateManagers,
         live: emptyObject(type),
         next: liveJson,
         managed,
@@ -241,7 +208,7 @@ export class FieldManager {
     try {
       result = applyConfig({ live: liveJson, config, type, version: apiVersion, managers: managed.fields, manager: key, force: req.force === true, ignore });
     } catch (err) {
-      if (err instanceof ConflictError) throw conflictError(err);
+      if (err instanceof ConflictError) throw conflictStatus(err);
       throw err;
     }
     const fields = strip(result.managers, key);
@@ -252,52 +219,12 @@ export class FieldManager {
       // A fresh copy: the merge shares subtrees with the live object and the body.
       object = dropNulls(result.object);
     } else {
-      object = structuredClone(liveJson ?? {});
+      object = structuredClone(liveJson);
       // The original leaves a manager that changed nothing without a time; give it one.
       if (fields.has(key) && times.get(key) === undefined) times.set(key, formatTime(now));
     }
     if (!isMap(object)) throw new StatusError(500, '', 'apply removed the whole object');
     return withManagedFields(object as unknown as KObject, encodeManagedFields({ fields, times }));
-  }
-
-  /**
-   * An update by `key`, as the original's layers record it: the changes go
-   * to a temporary manager, lose the stripped paths, join the manager's
-   * earlier set (stamped `now`), and old updaters are folded when too many.
-   */
-  #recordUpdate(args: {
-    live: Json;
-    next: Json;
-    managed: Managed;
-    key: string;
-    apiVersion: string;
-    type: SchemaType;
-    ignore: FieldFilter | undefined;
-    now: Date;
-  }): Managed {
-    const { key } = args;
-    const fields = strip(
-      updateManagers({
-        live: args.live,
-        next: args.next,
-        type: args.type,
-        version: args.apiVersion,
-        managers: args.managed.fields,
-        manager: CURRENT_OPERATION,
-        ignore: args.ignore,
-      }),
-      CURRENT_OPERATION,
-    );
-    const times = new Map(args.managed.times);
-    const current = fields.get(CURRENT_OPERATION);
-    if (current !== undefined) {
-      fields.delete(CURRENT_OPERATION);
-      const previous = fields.get(key);
-      fields.set(key, previous === undefined ? current : versionedSet(current.set.union(previous.set), current.apiVersion, current.applied));
-      times.set(key, formatTime(args.now));
-    }
-    capUpdateManagers(fields, times, this.#maxUpdateManagers);
-    return { fields, times };
   }
 
   #gvk(req: Common, live: KObject | null, next: KObject | undefined): Gvk {
@@ -331,69 +258,9 @@ export class FieldManager {
   }
 }
 
-/**
- * What the original compares a new object against: its Go type's zero
- * value, where the top-level structs (metadata, spec, status) exist and are
- * empty. So a creator owns `spec.replicas` but not `spec` itself, as there.
- * Deeper value structs are not known to our declarations and count as new.
- */
-function emptyObject(type: SchemaType): Json {
-  const out: Record<string, Json> = {};
-  for (const name of ['metadata', 'spec', 'status']) {
-    const ft = type.map?.field(name);
-    if (ft?.map !== undefined && ft.map.element === undefined) out[name] = {};
-  }
-  return out;
-}
-
 /** A kind nobody declared: metadata as usual, every other key untyped (spec 2.5). */
 function unstructuredObject(objectMeta: SchemaType): SchemaType {
   return mapType({ fields: (name) => (name === 'metadata' ? objectMeta : undefined), element: DEDUCED });
-}
-
-/** `key`'s set without the stripped paths; the manager goes when nothing is left. */
-function strip(fields: ManagedFields, key: string): ManagedFields {
-  const vs = fields.get(key);
-  if (vs === undefined) return fields;
-  const set = vs.set.difference(STRIPPED);
-  if (set.empty()) fields.delete(key);
-  else fields.set(key, versionedSet(set, vs.apiVersion, vs.applied));
-  return fields;
-}
-
-/**
- * Folds the oldest updaters into one `ancient-changes` manager per API
- * version until at most `max` updaters are left (the original's cap).
- */
-function capUpdateManagers(fields: ManagedFields, times: Map<string, string | undefined>, max: number): void {
-  const updaters = [...fields].filter(([, vs]) => !vs.applied).map(([k]) => k);
-  if (updaters.length <= max) return;
-  const seconds = (k: string): number => {
-    const t = times.get(k);
-    const ms = t === undefined ? NaN : Date.parse(t);
-    return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
-  };
-  updaters.sort((a, b) => seconds(a) - seconds(b) || (a < b ? -1 : a > b ? 1 : 0));
-  const firstOfVersion = new Map<string, string>();
-  let length = updaters.length;
-  for (let i = 0; i < updaters.length && length > max; i++) {
-    const manager = updaters[i]!;
-    const vs = fields.get(manager)!;
-    const bucket = managerKey({ manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: vs.apiVersion });
-    const first = firstOfVersion.get(vs.apiVersion);
-    if (first === undefined) {
-      firstOfVersion.set(vs.apiVersion, manager);
-      continue;
-    }
-    if (!fields.has(bucket)) {
-      fields.set(bucket, fields.get(first)!);
-      fields.delete(first);
-    }
-    fields.set(bucket, versionedSet(vs.set.union(fields.get(bucket)!.set), vs.apiVersion, vs.applied));
-    fields.delete(manager);
-    length--;
-    times.set(bucket, times.get(manager));
-  }
 }
 
 function decodeOrEmpty(entries: readonly ManagedFieldsEntry[] | undefined): Managed {
@@ -403,107 +270,4 @@ function decodeOrEmpty(entries: readonly ManagedFieldsEntry[] | undefined): Mana
     if (err instanceof ManagedFieldsError) return emptyManaged();
     throw err;
   }
-}
-
-/** How the original names a manager in conflicts: `"m"`, `"m" with subresource "status"`, `"m" using apps/v1`. */
-function printManager(key: string): string {
-  let id;
-  try {
-    id = parseManagerKey(key);
-  } catch {
-    return goQuote(key);
-  }
-  let s = goQuote(id.manager);
-  if (id.subresource !== undefined && id.subresource !== '') s += ` with subresource ${goQuote(id.subresource)}`;
-  if (id.operation === 'Update') s += ` using ${id.apiVersion ?? ''}`;
-  return s;
-}
-
-function conflictError(err: ConflictError): StatusError {
-  const n = err.conflicts.length;
-  const message = `Apply failed with ${n} conflict${n === 1 ? '' : 's'}: ${conflictsMessage(err.conflicts, printManager)}`;
-  return new StatusError(409, 'Conflict', message, {
-    causes: err.conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.manager)}`, field: pathString(c.path) })),
-  });
-}
-
-function badRequest(message: string): StatusError {
-  return new StatusError(400, 'BadRequest', message);
-}
-
-/** Name and namespace in the body must match the URL's (the original's checkName). */
-function checkIdentity(config: JsonMap, req: ApplyRequest, live: KObject | null): void {
-  const meta = isMap(config['metadata']) ? config['metadata'] : {};
-  const name = meta['name'];
-  const want = req.name ?? live?.metadata?.name;
-  if (typeof name === 'string' && want !== undefined && name !== want) {
-    throw badRequest(`the name of the object (${name}) does not match the name on the URL (${want})`);
-  }
-  const ns = meta['namespace'];
-  const wantNs = req.namespace ?? live?.metadata?.namespace;
-  if (typeof ns === 'string' && ns !== '' && wantNs !== undefined && ns !== wantNs) {
-    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-  }
-}
-
-function parseGvk(apiVersion: unknown, kind: unknown): Gvk {
-  const av = typeof apiVersion === 'string' ? apiVersion : '';
-  const slash = av.indexOf('/');
-  return {
-    group: slash < 0 ? '' : av.slice(0, slash),
-    version: slash < 0 ? av : av.slice(slash + 1),
-    kind: typeof kind === 'string' ? kind : '',
-  };
-}
-
-function gvString(gvk: Gvk): string {
-  return gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`;
-}
-
-/** Go's GroupVersionKind.String(): `apps/v1, Kind=Deployment`, `/v1, Kind=Pod`. */
-function gvkString(gvk: Gvk): string {
-  return `${gvk.group}/${gvk.version}, Kind=${gvk.kind}`;
-}
-
-function objectName(config: JsonMap): string {
-  const meta = isMap(config['metadata']) ? config['metadata'] : {};
-  const s = (v: Json | undefined): string => (typeof v === 'string' ? v : '');
-  return `${s(meta['namespace'])}/${s(meta['name'])}`;
-}
-
-function isNonEmptyString(v: unknown): boolean {
-  return typeof v === 'string' && v !== '';
-}
-
-/** API objects are JSON data; this is the one place that says so to the type checker. */
-function asJson(obj: KObject): Json {
-  return obj as unknown as Json;
-}
-
-function withoutManagedFields(obj: KObject): KObject {
-  if (obj.metadata === undefined || obj.metadata === null || !('managedFields' in obj.metadata)) return obj;
-  const { managedFields: _drop, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
-}
-
-function withManagedFields(obj: KObject, entries: ManagedFieldsEntry[] | undefined): KObject {
-  const base = withoutManagedFields(obj);
-  const metadata = { ...(base.metadata ?? {}) };
-  if (entries !== undefined) metadata.managedFields = entries;
-  return { ...base, metadata };
-}
-
-/**
- * Map members that are null go: the original decodes the merged object into
- * its Go type, where a null pointer, map or list is simply absent.
- */
-function dropNulls(v: Json): Json {
-  if (Array.isArray(v)) return (v as readonly Json[]).map(dropNulls);
-  if (!isMap(v)) return v;
-  const out: Record<string, Json> = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k]!;
-    if (x !== null) setKey(out, k, dropNulls(x));
-  }
-  return out;
 }
