@@ -18,10 +18,6 @@ export interface Comparison {
   readonly removed: FieldSet;
 }
 
-export function isSame(c: Comparison): boolean {
-  return c.added.empty() && c.modified.empty() && c.removed.empty();
-}
-
 /** What changes from `lhs` to `rhs` (either may be absent: `undefined`). */
 export function compareValues(lhs: Json | undefined, rhs: Json | undefined, t: SchemaType): Comparison {
   const w = new CompareWalker();

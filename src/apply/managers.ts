@@ -19,12 +19,3 @@ export function versionedSet(set: FieldSet, apiVersion: string, applied: boolean
   return { set, apiVersion, applied };
 }
 
-/** Same managers owning equal sets at the same versions, applied or not alike. */
-export function managedFieldsEqual(a: ManagedFields, b: ManagedFields): boolean {
-  if (a.size !== b.size) return false;
-  for (const [manager, x] of a) {
-    const y = b.get(manager);
-    if (y === undefined || x.apiVersion !== y.apiVersion || x.applied !== y.applied || !x.set.equals(y.set)) return false;
-  }
-  return true;
-}

@@ -62,10 +62,6 @@ export function indexElement(index: number): PathElement {
   return { t: 3, id: 'i:' + String(index), index };
 }
 
-export function elementsEqual(a: PathElement, b: PathElement): boolean {
-  return a === b || a.id === b.id;
-}
-
 /** The original's order: fields < keys < values < indexes, then by content. */
 export function compareElements(a: PathElement, b: PathElement): number {
   if (a.t !== b.t) return a.t < b.t ? -1 : 1;
@@ -112,15 +108,6 @@ export function pathString(path: Path): string {
   let s = '';
   for (const pe of path) s += elementString(pe);
   return s;
-}
-
-export function comparePaths(a: Path, b: Path): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const c = compareElements(a[i]!, b[i]!);
-    if (c !== 0) return c;
-  }
-  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
 }
 
 /** Thrown for a FieldsV1 key that does not parse. */

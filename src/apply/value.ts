@@ -22,21 +22,10 @@ export function isList(v: Json | undefined): v is JsonList {
   return Array.isArray(v);
 }
 
-/** A scalar: string, number or boolean (null is not a scalar in the original's deduction). */
-export function isScalar(v: Json | undefined): v is string | number | boolean {
-  const t = typeof v;
-  return t === 'string' || t === 'number' || t === 'boolean';
-}
-
 const hasOwnProperty = Object.prototype.hasOwnProperty;
 
 export function hasKey(m: JsonMap, key: string): boolean {
   return hasOwnProperty.call(m, key);
-}
-
-/** The own member `key` of `m`, or undefined. */
-export function getKey(m: JsonMap, key: string): Json | undefined {
-  return hasOwnProperty.call(m, key) ? m[key] : undefined;
 }
 
 /** Sets `key` on a map being built; `__proto__` stays an ordinary key. */
