@@ -13,8 +13,8 @@ import { APPLY_PATCH_TYPE, applyPatch, MAX_PATCH_BODY_BYTES, schemaLookupFor, ty
 import type { ServedSchemas } from '../openapi/index.ts';
 import { errors, StatusError } from './status.ts';
 import { mediaType } from './body.ts';
-import { parse as parseYaml } from 'yaml';
 import type { FieldManager } from '../apply/field-manager.ts';
+import { decodeApplyBody } from '../apply/index.ts';
 import { getScale, updateScale } from './scale.ts';
 
 /** Patch schemas per resource type, resolved once per type. */
@@ -106,12 +106,8 @@ async function serveApply(
   }
   const force = forceParam === 'true';
   if (patchBytes.byteLength > MAX_PATCH_BODY_BYTES) throw errors.tooLarge(`Request entity too large: limit is ${MAX_PATCH_BODY_BYTES}`);
-  let applied: unknown;
-  try {
-    applied = parseYaml(Buffer.from(patchBytes).toString('utf8'));
-  } catch (err) {
-    throw errors.badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  // YAML 1.1 as the original reads apply bodies (`yes` is true, timestamps stay strings); 400 when malformed.
+  const applied = decodeApplyBody(patchBytes);
   const manager = opts.fieldManager;
   const apply = (live: KObject | null): KObject =>
     fieldManager.apply({

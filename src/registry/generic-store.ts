@@ -34,6 +34,8 @@ export interface WriteOptions {
 /** Records field ownership of every write (src/apply); optional so that storage tests need no schemas. */
 export interface FieldTracker {
   update(req: { live: KObject | null; next: KObject; manager: string; subresource: string; apiVersion: string; kind: string; statusSubresource: boolean }): KObject;
+  /** Keeps managedFields times of entries whose fields did not change, so a no-op write stays a no-op. */
+  keepTimesIfUnchanged(next: KObject, old: KObject): KObject;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -278,7 +280,8 @@ export class GenericStore {
       }
       const old = cur!.obj;
       const prepared = this.#prepareUpdate(rt, decision.update, old, ctx, subresource);
-      const obj = this.#track(rt, old, prepared, opts, subresource);
+      const tracked = this.#track(rt, old, prepared, opts, subresource);
+      const obj = this.#fields === undefined ? tracked : this.#fields.keepTimesIfUnchanged(tracked, old);
       this.#validate(rt, obj, [
         ...validateObjectMetaUpdate(obj.metadata, old.metadata, rt),
         ...(rt.strategy.validateUpdate?.(obj, old, ctx) ?? []),

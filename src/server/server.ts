@@ -24,7 +24,7 @@ import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts'
 import { createResourceHandler } from '../endpoints/resource-handler.ts';
 import { PatchSchemas } from '../endpoints/patch-handler.ts';
 import { preloadProtobuf } from '../protobuf/index.ts';
-import { FieldManager } from '../apply/field-manager.ts';
+import { FieldManager, keepTimesIfUnchanged } from '../apply/index.ts';
 import { ContinueTokens } from '../endpoints/continue-token.ts';
 import { buildDiscovery } from '../endpoints/discovery.ts';
 import { buildOpenApi, openApiResponse } from '../openapi/index.ts';
@@ -120,6 +120,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const fieldManager = new FieldManager(openapi.schemas);
     const genericStore = new GenericStore(router, new AdmissionChain(plugins), undefined, {
       update: (req) => fieldManager.update(req),
+      keepTimesIfUnchanged: (next, old) => keepTimesIfUnchanged(next, old),
     });
     generic.store = genericStore;
     await ensureSystemNamespaces(genericStore, registry, SYSTEM_NAMESPACES);

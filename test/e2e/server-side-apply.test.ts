@@ -116,6 +116,11 @@ describe('server-side apply', () => {
     assert.match(other.stderr, /conflict with "kubectl": \.spec\.replicas/);
     const forced = await t.kubectl(['apply', '--server-side', '--field-manager=ops', '--force-conflicts', '-f', '-'], { input: dep.replace('replicas: 2', 'replicas: 5') });
     assert.equal(forced.code, 0, forced.stderr);
+    const rvBefore = (await t.kubectl(['get', 'deploy', 'ssa', '-o', 'jsonpath={.metadata.resourceVersion}'])).stdout;
+    const again = await t.kubectl(['apply', '--server-side', '--field-manager=ops', '--force-conflicts', '-f', '-'], { input: dep.replace('replicas: 2', 'replicas: 5') });
+    assert.equal(again.code, 0, again.stderr);
+    const rvAfter = (await t.kubectl(['get', 'deploy', 'ssa', '-o', 'jsonpath={.metadata.resourceVersion}'])).stdout;
+    assert.equal(rvAfter, rvBefore, 're-applying the same configuration writes nothing');
     assert.equal((await t.kubectl(['get', 'deploy', 'ssa', '-o', 'jsonpath={.spec.replicas}'])).stdout, '5');
     const dry = await t.request('PATCH', '/apis/apps/v1/namespaces/default/deployments/ssa?fieldManager=ops&dryRun=All', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ssa\nspec:\n  replicas: 7\n', { headers: APPLY });
     assert.equal(dry.status, 200, dry.body);
