@@ -11,6 +11,12 @@ export const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 export const JSON_TYPE = 'application/json';
 export const PROTOBUF_TYPE = 'application/vnd.orch.protobuf';
 
+/** Free keep-alive sockets idle this long are closed by the client (below uWS's 10 s idle timeout). */
+export const IDLE_SOCKET_MS = 8000;
+
+/** When each socket last finished a response, to say how long a failed request's socket had been idle. */
+const lastDone = new WeakMap<object, number>();
+
 export interface Reply {
   readonly status: number;
   readonly bytes: number;
@@ -32,7 +38,10 @@ export class Http {
     maxSockets: number,
     readonly timeoutMs: number,
   ) {
-    this.#agent = new https.Agent({ keepAlive: true, maxSockets, ca });
+    // Idle keep-alive sockets are dropped after IDLE_SOCKET_MS: the uWS port closes a connection idle for
+    // 10-12 s without announcing it (no Keep-Alive: timeout=N header, which Node's agent would honour), and a
+    // request sent on such a socket just as the server closes it fails with ECONNRESET.
+    this.#agent = new https.Agent({ keepAlive: true, maxSockets, ca, timeout: IDLE_SOCKET_MS });
     this.#auth = `Bearer ${token}`;
   }
 
@@ -55,13 +64,19 @@ export class Http {
         });
         res.on('end', () => {
           const doneAt = nowMs();
+          if (req.socket) lastDone.set(req.socket, doneAt);
           resolve({ status, bytes, body: keep ? Buffer.concat(chunks) : null, ms: doneAt - t0, doneAt });
         });
         res.on('error', reject);
         res.on('aborted', () => reject(new Error(`${method} ${path}: response aborted`)));
       });
+      let socketNote = 'a new connection';
+      req.on('socket', (sock) => {
+        const last = lastDone.get(sock);
+        if (last !== undefined) socketNote = `a keep-alive connection idle for ${(t0 - last).toFixed(0)} ms`;
+      });
       req.setTimeout(this.timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${this.timeoutMs} ms`)));
-      req.on('error', reject);
+      req.on('error', (err: Error) => reject(new Error(`${err.message} (on ${socketNote})`)));
       req.end(opts.body ?? undefined);
     });
   }

@@ -77,3 +77,21 @@ export class OutsideLoad {
     }
   }
 }
+
+/**
+ * Waits (at most `maxMs`) until process `pid` is idle — under `maxCores`
+ * over half a second — so that background work after a bulk load (the
+ * store's snapshot, GC) is not counted against the next measurement.
+ * Returns the ms waited.
+ */
+export async function waitIdle(pid: number, maxMs = 30_000, maxCores = 0.1): Promise<number> {
+  const t0 = nowMs();
+  let last = processCpuSeconds(pid) ?? 0;
+  while (nowMs() - t0 < maxMs) {
+    await sleep(500);
+    const now = processCpuSeconds(pid) ?? 0;
+    if ((now - last) / 0.5 <= maxCores) break;
+    last = now;
+  }
+  return nowMs() - t0;
+}

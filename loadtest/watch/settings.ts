@@ -28,7 +28,7 @@
  *                                         cert: a non-privileged client certificate on the secure port (HTTP/1.1),
  *                                         subject to --max-requests-inflight=400
  *   BENCH_WATCH_BUDGET_MS=900000          hard stop for the whole run (children killed)
- *   BENCH_WATCH_QUIET_BUDGET_MS=60000     time in all allowed for waiting out other processes' load (the machine
+ *   BENCH_WATCH_QUIET_BUDGET_MS=90000     time in all allowed for waiting out other processes' load (the machine
  *                                         is shared) and for running disturbed fan-out steps again
  */
 import { envNumber } from '../lib/env.ts';
@@ -99,7 +99,7 @@ export function loadWatchSettings(): WatchSettings {
     relistObjects: int('BENCH_RELIST_OBJECTS', 5000),
     relistVariants: wordList('BENCH_RELIST_VARIANTS', ['admin', 'cert'], ['admin', 'cert']),
     budgetMs: int('BENCH_WATCH_BUDGET_MS', 15 * 60_000),
-    quietBudgetMs: int('BENCH_WATCH_QUIET_BUDGET_MS', 60_000),
+    quietBudgetMs: int('BENCH_WATCH_QUIET_BUDGET_MS', 90_000),
     requestTimeoutMs: 120_000,
   };
 }
