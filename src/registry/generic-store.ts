@@ -287,11 +287,10 @@ export class GenericStore {
         ...(rt.strategy.validateUpdate?.(obj, old, ctx) ?? []),
       ]);
       await this.#admit('UPDATE', rt, obj, old, opts, subresource);
-      const bytes = serializeForStorage(obj);
       // The last finalizer of an object being deleted is gone: the object goes.
       const finalize = old.metadata.deletionTimestamp && pendingFinalizers(rt, obj) === 0;
-      if (opts.dryRun) return { status: 200, body: bytes };
-      if (!finalize && sameStored(bytes, old)) {
+      if (opts.dryRun) return { status: 200, body: serializeForStorage(obj) };
+      if (!finalize && sameObject(obj, old)) {
         // Nothing changed: no write, no new resourceVersion (as the original).
         return { status: 200, body: (await this.get(rt, namespace, name, { kind: 'any' })).json };
       }
@@ -389,9 +388,8 @@ export class GenericStore {
           m.deletionGracePeriodSeconds = grace;
         }
         rt.strategy.prepareForDelete?.(next, ctx);
-        const bytes = serializeForStorage(next);
-        if (opts.dryRun) return { status: 200, body: bytes };
-        if (sameStored(bytes, obj)) return { status: 200, body: (await this.get(rt, namespace, name, { kind: 'any' })).json };
+        if (opts.dryRun) return { status: 200, body: serializeForStorage(next) };
+        if (sameObject(next, obj)) return { status: 200, body: (await this.get(rt, namespace, name, { kind: 'any' })).json };
         try {
           const updated = await this.#router.update(rt.storageResource, objectKey(rt, namespace, name), storedBytes(rt, next), cur.revision);
           const status = opts.propagationPolicy === 'Foreground' || opts.orphanDependents === false ? 202 : 200;
@@ -528,9 +526,11 @@ function applyPropagation(obj: KObject, opts: DeleteOptions): void {
   if (!list.includes(finalizer)) obj.metadata.finalizers = [...list, finalizer];
 }
 
-/** True when `next` (as stored) equals `old` but for its resourceVersion: an update that changes nothing. */
-function sameStored(bytes: Uint8Array, old: KObject): boolean {
-  const next = parseObject(bytes);
+/**
+ * True when `next` equals `old` but for its resourceVersion: an update that
+ * changes nothing (compared as objects, so the write path serializes once).
+ */
+function sameObject(next: KObject, old: KObject): boolean {
   const { resourceVersion: _a, ...nextMeta } = next.metadata;
   const { resourceVersion: _b, ...oldMeta } = old.metadata;
   return jsonEqual({ ...next, metadata: nextMeta }, { ...old, metadata: oldMeta });
