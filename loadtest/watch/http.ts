@@ -25,7 +25,14 @@ export interface Reply {
   readonly ms: number;
   /** Monotonic time of the last byte. */
   readonly doneAt: number;
+  /** CPU seconds this process spent from sending the request to the last byte (all of its work in that time). */
+  readonly clientCpu: number;
 }
+
+const cpuSeconds = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 export class Http {
   readonly #agent: https.Agent;
@@ -53,6 +60,7 @@ export class Http {
         headers['content-length'] = opts.body.length;
       }
       const t0 = nowMs();
+      const c0 = cpuSeconds();
       const req = https.request({ host: '127.0.0.1', port: this.port, method, path, agent: this.#agent, headers }, (res) => {
         const status = res.statusCode ?? 0;
         const keep = opts.keepBody === true || status < 200 || status >= 300;
@@ -65,7 +73,8 @@ export class Http {
         res.on('end', () => {
           const doneAt = nowMs();
           if (req.socket) lastDone.set(req.socket, doneAt);
-          resolve({ status, bytes, body: keep ? Buffer.concat(chunks) : null, ms: doneAt - t0, doneAt });
+          const clientCpu = cpuSeconds() - c0;
+          resolve({ status, bytes, body: keep ? Buffer.concat(chunks) : null, ms: doneAt - t0, doneAt, clientCpu });
         });
         res.on('error', reject);
         res.on('aborted', () => reject(new Error(`${method} ${path}: response aborted`)));

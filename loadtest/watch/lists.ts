@@ -46,6 +46,8 @@ export interface ListRow {
   readonly pages: number;
   readonly items: number;
   readonly cpuSeconds: number;
+  /** CPU seconds the benchmark process (the client) spent receiving, per LIST (median). */
+  readonly clientCpu: number;
   /** Cores used by other processes on the machine during the repetitions. */
   readonly otherCores: number;
   readonly errors: Tally;
@@ -149,7 +151,7 @@ function parseJsonList(buf: Buffer, kind: Kind): { items: number; cont: string }
 }
 
 /** One LIST (all pages for the paged modes). */
-async function listOnce(http: Http, kind: Kind, enc: Encoding, mode: ListMode, page: number, errors: Tally): Promise<{ ms: number; bytes: number; pages: number; items: number }> {
+async function listOnce(http: Http, kind: Kind, enc: Encoding, mode: ListMode, page: number, errors: Tally): Promise<{ ms: number; bytes: number; pages: number; items: number; clientCpu: number }> {
   const accept = enc === 'json' ? JSON_TYPE : PROTOBUF_TYPE;
   const paged = mode === 'paged' || mode === 'paged-rv0';
   const rv0 = mode === 'full-rv0' || mode === 'paged-rv0';
@@ -157,6 +159,7 @@ async function listOnce(http: Http, kind: Kind, enc: Encoding, mode: ListMode, p
   let pages = 0;
   let bytes = 0;
   let items = 0;
+  let clientCpu = 0;
   const t0 = nowMs();
   for (let guard = 0; guard < 100_000; guard++) {
     const q: string[] = [];
@@ -167,6 +170,7 @@ async function listOnce(http: Http, kind: Kind, enc: Encoding, mode: ListMode, p
     const r = await http.request('GET', path, { accept, keepBody: true });
     pages++;
     bytes += r.bytes;
+    clientCpu += r.clientCpu;
     if (r.status !== 200) {
       errors.add(`HTTP ${r.status}`, `GET ${path}: ${r.status} ${r.body?.toString('utf8').slice(0, 200) ?? ''}`);
       break;
@@ -176,13 +180,13 @@ async function listOnce(http: Http, kind: Kind, enc: Encoding, mode: ListMode, p
     cont = parsed.cont;
     if (!paged || cont === '') break;
   }
-  return { ms: nowMs() - t0, bytes, pages, items };
+  return { ms: nowMs() - t0, bytes, pages, items, clientCpu };
 }
 
 export async function measureList(http: Http, server: ServerHandle, kind: Kind, enc: Encoding, mode: ListMode, s: WatchSettings, quiet: OutsideLoad): Promise<ListRow> {
   const errors = new Tally();
   const load0 = quiet.snapshot();
-  const runs: Array<{ ms: number; bytes: number; pages: number; items: number; cpu: number }> = [];
+  const runs: Array<{ ms: number; bytes: number; pages: number; items: number; cpu: number; clientCpu: number }> = [];
   for (let i = 0; i < s.listReps; i++) {
     const c0 = processCpuSeconds(server.pid) ?? Number.NaN;
     try {
@@ -194,7 +198,7 @@ export async function measureList(http: Http, server: ServerHandle, kind: Kind, 
   }
   const otherCores = OutsideLoad.otherCores(load0, quiet.snapshot());
   const ms = runs.map((r) => r.ms);
-  const mid = runs.length > 0 ? [...runs].sort((a, b) => a.ms - b.ms)[(runs.length - 1) >> 1]! : { ms: Number.NaN, bytes: 0, pages: 0, items: 0, cpu: Number.NaN };
+  const mid = runs.length > 0 ? [...runs].sort((a, b) => a.ms - b.ms)[(runs.length - 1) >> 1]! : { ms: Number.NaN, bytes: 0, pages: 0, items: 0, cpu: Number.NaN, clientCpu: Number.NaN };
   return {
     kind,
     encoding: enc,
@@ -206,6 +210,7 @@ export async function measureList(http: Http, server: ServerHandle, kind: Kind, 
     pages: mid.pages,
     items: mid.items,
     cpuSeconds: median(runs.map((r) => r.cpu)),
+    clientCpu: median(runs.map((r) => r.clientCpu)),
     otherCores,
     errors,
   };
