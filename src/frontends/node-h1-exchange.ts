@@ -6,11 +6,13 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { TLSSocket } from 'node:tls';
 import type { RequestHandler } from '../server/http.ts';
 import { closeRatherThanDrain, declaredLength, EMPTY_BODY, mayHaveBody } from './body-limit.ts';
+import { NO_PARTS, totalLength } from './body-parts.ts';
 import { ExchangeLifecycle } from './lifecycle.ts';
+import { PartsPump, SLICE_BYTES } from './node-parts-pump.ts';
 import { peerCertificateChain } from './peer-certificates.ts';
 import { RequestBase } from './request-base.ts';
 import type { PendingHead, ResponseHeaders } from './response-head.ts';
-import { byteLength, DEFAULT_HEAD, findHeader } from './response-head.ts';
+import { byteLength, DEFAULT_HEAD, findHeader, isBodyless } from './response-head.ts';
 import type { ErrorReporter, FrontendResponse } from './run-handler.ts';
 import { runHandler } from './run-handler.ts';
 import type { BodyProgress } from './stream-body.ts';
@@ -78,6 +80,8 @@ class H1Response implements FrontendResponse {
   #head: PendingHead = DEFAULT_HEAD;
   #headSent = false;
   #ended = false;
+  /** Writes the rest of a body ended in parts; undefined otherwise. */
+  #pump: PartsPump | undefined;
 
   constructor(raw: ServerResponse, req: H1Request, lifecycle: ExchangeLifecycle) {
     this.#raw = raw;
@@ -95,7 +99,7 @@ class H1Response implements FrontendResponse {
 
   get bufferedBytes(): number {
     // Includes what sits in the socket's own write buffer.
-    return this.#raw.writableLength;
+    return this.#raw.writableLength + (this.#pump?.remaining ?? 0);
   }
 
   writeHead(status: number, headers: ResponseHeaders): void {
@@ -135,10 +139,26 @@ class H1Response implements FrontendResponse {
 
   end(chunk?: Uint8Array | string): void {
     if (this.closed) return;
+    // A large body goes out in slices (see node-parts-pump.ts).
+    if (typeof chunk !== 'string' && chunk !== undefined && chunk.byteLength > SLICE_BYTES) {
+      this.endParts([chunk]);
+      return;
+    }
     if (!this.#headSent) this.#sendHead(chunk === undefined ? 0 : byteLength(chunk));
     this.#ended = true;
     if (chunk === undefined) this.#raw.end();
     else this.#raw.end(chunk);
+  }
+
+  endParts(parts: readonly Uint8Array[]): void {
+    if (this.closed) return;
+    const total = totalLength(parts);
+    if (!this.#headSent) this.#sendHead(total);
+    this.#ended = true;
+    // HEAD, 204 and 304: node would drop the writes; do not make them.
+    const body = isBodyless(this.#req.method, this.#head.status) ? NO_PARTS : parts;
+    this.#pump = new PartsPump(this.#raw, body, body === parts ? total : 0);
+    this.#pump.start();
   }
 
   /** `length` is the whole body's size when known (a one-shot end), so it can go out as Content-Length. */

@@ -7,7 +7,9 @@ import { constants } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import type { RequestHandler } from '../server/http.ts';
 import { declaredLength } from './body-limit.ts';
+import { totalLength } from './body-parts.ts';
 import { ExchangeLifecycle } from './lifecycle.ts';
+import { PartsPump, SLICE_BYTES } from './node-parts-pump.ts';
 import { peerCertificateChain } from './peer-certificates.ts';
 import { RequestBase } from './request-base.ts';
 import type { PendingHead, ResponseHeaders } from './response-head.ts';
@@ -78,6 +80,8 @@ class H2Response implements FrontendResponse {
   #headSent = false;
   #ended = false;
   #bodyless = false;
+  /** Writes the rest of a body ended in parts; undefined otherwise. */
+  #pump: PartsPump | undefined;
 
   constructor(stream: ServerHttp2Stream, method: string, lifecycle: ExchangeLifecycle) {
     this.#stream = stream;
@@ -99,7 +103,7 @@ class H2Response implements FrontendResponse {
   }
 
   get bufferedBytes(): number {
-    return this.#stream.destroyed ? 0 : this.#stream.bufferSize;
+    return this.#stream.destroyed ? 0 : this.#stream.bufferSize + (this.#pump?.remaining ?? 0);
   }
 
   writeHead(status: number, headers: ResponseHeaders): void {
@@ -137,6 +141,11 @@ class H2Response implements FrontendResponse {
 
   end(chunk?: Uint8Array | string): void {
     if (this.closed) return;
+    // A large body goes out in slices (see node-parts-pump.ts).
+    if (typeof chunk !== 'string' && chunk !== undefined && chunk.byteLength > SLICE_BYTES) {
+      this.endParts([chunk]);
+      return;
+    }
     if (!this.#headSent) {
       const length = chunk === undefined ? 0 : byteLength(chunk);
       this.#sendHead(length === 0, length);
@@ -149,6 +158,18 @@ class H2Response implements FrontendResponse {
     if (this.#bodyless) return;
     if (chunk === undefined) this.#stream.end();
     else this.#stream.end(chunk);
+  }
+
+  endParts(parts: readonly Uint8Array[]): void {
+    if (this.closed) return;
+    const total = totalLength(parts);
+    if (!this.#headSent) this.#sendHead(total === 0, total);
+    else if (total === 0 && !this.#bodyless) this.#stream.end();
+    this.#ended = true;
+    // An empty or bodyless response already ended its stream.
+    if (total === 0 || this.#bodyless) return;
+    this.#pump = new PartsPump(this.#stream, parts, total);
+    this.#pump.start();
   }
 
   #sendHead(endStream: boolean, length: number | undefined): void {

@@ -75,6 +75,21 @@ export class PushedBody {
     return this.#result;
   }
 
+  /**
+   * The response is going out and nobody asked for the body: drop what
+   * still comes, and stop holding the socket paused (a paused uWS socket
+   * gets no writable events either, so a large response would stall).
+   */
+  discard(): void {
+    if (this.#result !== undefined || this.complete || this.#failed) return;
+    this.#failed = true;
+    this.#chunks = [];
+    if (this.#paused) {
+      this.#paused = false;
+      this.#flow.resume();
+    }
+  }
+
   /** The client went away mid-body: the socket is gone, so no resume either. */
   abort(): void {
     this.#paused = false;

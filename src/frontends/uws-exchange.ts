@@ -8,11 +8,17 @@
  * - Every write goes through cork(): outside the request callback (after an
  *   await) an uncorked write is a syscall, and a TLS record, per call.
  * - Backpressure comes from write()'s return and onWritable.
+ * - A large body with a known length (endParts, or a large end) is streamed
+ *   with tryEnd, a cork buffer's worth per cork, resumed from onWritable: uWS
+ *   then holds at most one cork buffer of it, where end() or write() would
+ *   copy all that the socket does not take at once into its backpressure
+ *   buffer.
  */
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import { STATUS_CODES } from 'node:http';
 import type { RequestHandler } from '../server/http.ts';
 import { closeRatherThanDrain, declaredLength, EMPTY_BODY, mayHaveBody } from './body-limit.ts';
+import { joinSmall, NO_PARTS, PartsCursor, totalLength } from './body-parts.ts';
 import { ExchangeLifecycle, runAll } from './lifecycle.ts';
 import { PushedBody } from './pushed-body.ts';
 import { RequestBase } from './request-base.ts';
@@ -76,6 +82,11 @@ class UwsRequest extends RequestBase {
     this.#body?.abort();
   }
 
+  /** The response is ending: a body nobody asked for is no longer wanted. */
+  discardBody(): void {
+    this.#body?.discard();
+  }
+
   /**
    * Whether to close the connection after the response because of body
    * bytes still coming: uWS would read them all away to keep it alive.
@@ -101,6 +112,13 @@ const CORK_BUFFER_BYTES = 16 * 1024;
 const PIECE_BYTES = CORK_BUFFER_BYTES - 64;
 /** What uWS adds to every head: Date, "uWebSockets: 20", Content-Length or Transfer-Encoding, blank line. */
 const UWS_HEAD_OVERHEAD = 128;
+/** "Connection: close\r\n", which a streamed body's head carries itself (see #streamBody). */
+const CLOSE_HEADER_BYTES = 19;
+/** What uWS adds around each chunk of a chunked body: "\r\n", up to 4 hex digits, "\r\n", with room to spare. */
+const CHUNK_FRAMING_BYTES = 16;
+
+/** What one tryEnd achieved. */
+type Progress = 'more' | 'blocked' | 'done';
 
 class UwsResponse implements FrontendResponse {
   readonly #res: HttpResponse;
@@ -119,6 +137,10 @@ class UwsResponse implements FrontendResponse {
   #buffered = 0;
   #drains: (() => void)[] = [];
   #writableHooked = false;
+  /** The rest of a body being streamed after end or endParts; undefined otherwise. */
+  #body: PartsCursor | undefined;
+  /** Whether #body goes out in chunks (the head went out before, without a length) or by tryEnd. */
+  #chunkedBody = false;
 
   constructor(res: HttpResponse, req: UwsRequest, lifecycle: ExchangeLifecycle) {
     this.#res = res;
@@ -126,6 +148,7 @@ class UwsResponse implements FrontendResponse {
     this.#lifecycle = lifecycle;
     res.onAborted(() => {
       this.#drains = [];
+      this.#dropBody();
       lifecycle.finish(true);
       req.abortBody();
     });
@@ -140,6 +163,7 @@ class UwsResponse implements FrontendResponse {
   }
 
   get bufferedBytes(): number {
+    if (this.#body !== undefined) return this.#body.remaining;
     return this.closed ? 0 : this.#buffered;
   }
 
@@ -168,6 +192,7 @@ class UwsResponse implements FrontendResponse {
   destroy(): void {
     if (this.#lifecycle.closed) return;
     this.#ended = true;
+    this.#dropBody();
     this.#lifecycle.finish(true);
     // Closes the socket at once, dropping what uWS still buffers.
     this.#res.close();
@@ -188,34 +213,192 @@ class UwsResponse implements FrontendResponse {
 
   end(chunk?: Uint8Array | string): void {
     if (this.closed) return;
-    const res = this.#res;
+    if (chunk === undefined) {
+      this.#endWith(NO_PARTS, 0);
+      return;
+    }
     const body = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    const length = body === undefined ? 0 : body.byteLength;
-    const close = this.#req.closeForUnreadBody() || (!this.#headSent && wantsClose(this.#head.headers));
-    let last = body;
-    if (!this.#headSent) {
-      const head = this.#prepareHead(length);
-      if (head.bodyless || head.size + length <= CORK_BUFFER_BYTES) {
-        // The common case: head and body in one cork, one TLS record, with
-        // Content-Length.
-        this.#ended = true;
-        res.cork(() => {
-          this.#sendHead(head);
-          this.#finish(body, close);
-        });
-        this.#lifecycle.finish(false);
-        return;
-      }
-      // Too big for one cork: chunked, in cork-sized pieces (see PIECE_BYTES).
-      res.cork(() => this.#sendHead(head));
+    this.#endWith([body], body.byteLength);
+  }
+
+  endParts(parts: readonly Uint8Array[]): void {
+    if (this.closed) return;
+    this.#endWith(parts, totalLength(parts));
+  }
+
+  #endWith(parts: readonly Uint8Array[], total: number): void {
+    const req = this.#req;
+    if (this.#headSent) {
+      const close = req.closeForUnreadBody();
+      req.discardBody();
+      this.#endChunked(parts, total, close);
+      return;
     }
-    if (last !== undefined && last.byteLength > PIECE_BYTES && !this.#bodyless) {
-      this.#writePieces(last);
-      last = undefined;
+    const close = req.closeForUnreadBody() || wantsClose(this.#head.headers);
+    const head = this.#prepareHead(total);
+    req.discardBody();
+    if (head.bodyless) {
+      this.#endInOneCork(head, undefined, close);
+    } else if (head.size + total <= CORK_BUFFER_BYTES) {
+      // The common case: head and body in one cork, one TLS record.
+      this.#endInOneCork(head, total === 0 ? undefined : joinSmall(parts, total), close);
+    } else {
+      this.#streamBody(head, parts, total, close);
     }
+  }
+
+  #endInOneCork(head: PreparedHead, body: Uint8Array | undefined, close: boolean): void {
     this.#ended = true;
-    res.cork(() => this.#finish(last, close));
+    this.#res.cork(() => {
+      this.#sendHead(head);
+      this.#finish(body, close);
+    });
     this.#lifecycle.finish(false);
+  }
+
+  /**
+   * Head and the first piece of the body in one cork (one TLS record), then
+   * the rest a cork buffer's worth at a time, each by tryEnd in its own cork,
+   * until the socket backs up; onWritable resumes from there.
+   *
+   * Why pieces no larger than the cork buffer, in cork: this uWS.js binding
+   * prints a warning on every write made outside a cork callback, and a
+   * corked write larger than the cork buffer goes through uncork, which
+   * buffers what the socket does not take (and, for a plain write, can drop
+   * the rest). A tryEnd that fits the cork buffer is only copied into it;
+   * if the socket then cannot take the cork buffer, uWS keeps those bytes
+   * (at most one cork buffer per response) and the next tryEnd reports the
+   * backpressure.
+   *
+   * The JS binding's tryEnd takes no closeConnection flag, and end() with
+   * one would put its Connection header into the body once Content-Length
+   * has gone out: a streamed body carries the header itself, so the client
+   * closes (uWS still closes by itself when the request asked to).
+   */
+  #streamBody(head: PreparedHead, parts: readonly Uint8Array[], total: number, close: boolean): void {
+    const res = this.#res;
+    this.#ended = true;
+    this.#body = new PartsCursor(parts, total);
+    this.#chunkedBody = false;
+    let progress: Progress = 'more';
+    res.cork(() => {
+      this.#sendHead(head);
+      let room = CORK_BUFFER_BYTES - head.size;
+      if (close) {
+        res.writeHeader('Connection', 'close');
+        room -= CLOSE_HEADER_BYTES;
+      }
+      // Writes the rest of the head even when no body byte fits beside it.
+      progress = room > 0 ? this.#fillCork(room) : this.#tryEnd(EMPTY_BODY);
+    });
+    if (progress === 'more') this.#pumpLength();
+  }
+
+  /** Hands uWS the body from the cursor on until it is all out or the socket backs up. */
+  #pumpLength(): Progress {
+    let progress: Progress = 'more';
+    // Bounded by the body: every 'more' moved the cursor.
+    while (progress === 'more' && this.#body !== undefined && this.#body.remaining > 0) {
+      this.#res.cork(() => {
+        progress = this.#fillCork(CORK_BUFFER_BYTES);
+      });
+    }
+    return progress;
+  }
+
+  /** tryEnd of up to `room` bytes from the cursor on, part by part, inside the current cork. */
+  #fillCork(room: number): Progress {
+    const cursor = this.#body!;
+    let progress: Progress = 'more';
+    while (progress === 'more' && room > 0 && cursor.remaining > 0) {
+      const piece = cursor.view(room);
+      room -= piece.byteLength;
+      progress = this.#tryEnd(piece);
+    }
+    return progress;
+  }
+
+  #tryEnd(piece: Uint8Array): Progress {
+    const res = this.#res;
+    const cursor = this.#body!;
+    const [ok, done] = res.tryEnd(piece, cursor.total);
+    if (done) {
+      // uWS has every byte (some perhaps still in its buffer, which it
+      // drains by itself now) and has let go of the response.
+      this.#dropBody();
+      this.#lifecycle.finish(false);
+      return 'done';
+    }
+    if (this.#lifecycle.closed) return 'done'; // aborted meanwhile: res is gone
+    if (ok) {
+      cursor.advance(piece.byteLength);
+      return 'more';
+    }
+    cursor.advanceTo(res.getWriteOffset());
+    this.#hookWritable();
+    return 'blocked';
+  }
+
+  /**
+   * The rest of a body whose head went out earlier without a length (the
+   * handler wrote before ending): chunks in corks of at most PIECE_BYTES
+   * with their framing (see #writePieces), the next cork only once uWS took
+   * the last without backpressure, so at most one cork's worth waits in
+   * uWS's buffer.
+   *
+   * `close` only for a bodyless response, whose head is still open: once a
+   * chunk went out, uWS would write its Connection header into the chunked
+   * body. The unread request body is read away instead.
+   */
+  #endChunked(parts: readonly Uint8Array[], total: number, close: boolean): void {
+    this.#ended = true;
+    if (this.#bodyless) {
+      this.#res.cork(() => this.#finish(undefined, close));
+      this.#lifecycle.finish(false);
+      return;
+    }
+    if (total <= PIECE_BYTES) {
+      const last = total === 0 ? undefined : joinSmall(parts, total);
+      this.#res.cork(() => this.#finish(last, false));
+      this.#lifecycle.finish(false);
+      return;
+    }
+    this.#body = new PartsCursor(parts, total);
+    this.#chunkedBody = true;
+    this.#pumpChunked();
+  }
+
+  #pumpChunked(): Progress {
+    const res = this.#res;
+    const cursor = this.#body!;
+    let ok = true;
+    const writeCork = (): void => {
+      let room = PIECE_BYTES;
+      while (ok && room > CHUNK_FRAMING_BYTES && cursor.remaining > 0) {
+        const piece = cursor.view(room - CHUNK_FRAMING_BYTES);
+        room -= piece.byteLength + CHUNK_FRAMING_BYTES;
+        // A false return still took the piece (into uWS's buffer).
+        ok = res.write(piece);
+        cursor.advance(piece.byteLength);
+      }
+    };
+    while (cursor.remaining > 0) {
+      res.cork(writeCork);
+      if (!ok) {
+        this.#hookWritable();
+        return 'blocked';
+      }
+    }
+    this.#dropBody();
+    res.cork(() => this.#finish(undefined, false));
+    this.#lifecycle.finish(false);
+    return 'done';
+  }
+
+  /** Lets go of the caller's parts: sent, or never to be. */
+  #dropBody(): void {
+    this.#body?.release();
+    this.#body = undefined;
   }
 
   #finish(last: Uint8Array | undefined, close: boolean): void {
@@ -299,6 +482,9 @@ class UwsResponse implements FrontendResponse {
     this.#writableHooked = true;
     this.#res.onWritable(() => {
       if (this.#lifecycle.closed) return true;
+      // uWS has one onWritable handler per response: a streamed body and a
+      // handler's own writes share this one.
+      if (this.#body !== undefined) return (this.#chunkedBody ? this.#pumpChunked() : this.#pumpLength()) !== 'blocked';
       // Once an onWritable handler is registered, uWS stops draining its own
       // backpressure buffer on writable events and leaves that to the
       // handler's next write. A stream with nothing more to say right now

@@ -65,6 +65,14 @@ export interface ApiResponse {
   destroy(): void;
   /** Ends the response, optionally with a last chunk. */
   end(chunk?: Uint8Array | string): void;
+  /**
+   * Ends the response with a body made of `parts`, sent in order, with
+   * Content-Length = their total byte length. The parts are not copied into one
+   * buffer, and the front end holds no more than about a socket's worth of them
+   * beyond what the caller already holds: a large body is streamed as the client
+   * reads it. The caller must not modify the parts afterwards. Empty parts are allowed.
+   */
+  endParts(parts: readonly Uint8Array[]): void;
   /** Bytes buffered and not yet sent (for bounded watch buffers). */
   readonly bufferedBytes: number;
 }

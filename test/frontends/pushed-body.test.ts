@@ -52,6 +52,28 @@ describe('PushedBody', () => {
     assert.deepEqual(f.calls, ['pause']);
   });
 
+  it('on discard, resumes a paused socket and drops what still comes; later reads fail', async () => {
+    const f = flow();
+    const body = new PushedBody(100_000, f, 10);
+    body.push(bytes(20), false);
+    body.discard();
+    assert.deepEqual(f.calls, ['pause', 'resume']);
+    body.push(bytes(50), false);
+    assert.equal(body.received, 20, 'chunks after discard are not even counted');
+    await rejectsWith(body.read(1000), 400);
+  });
+
+  it('leaves a body alone on discard once a read was asked for', async () => {
+    const f = flow();
+    const body = new PushedBody(30, f, 10);
+    body.push(bytes(20), false);
+    const read = body.read(1000);
+    body.discard();
+    body.push(bytes(10), true);
+    assert.equal((await read).byteLength, 30);
+    assert.deepEqual(f.calls, ['pause', 'resume']);
+  });
+
   it('returns the same promise when read twice', async () => {
     const body = new PushedBody(3, flow());
     body.push(bytes(3), true);
