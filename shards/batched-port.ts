@@ -64,12 +64,15 @@ export function ownedBytes(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Joins byte chunks into one buffer that owns its ArrayBuffer (transferable). */
-export function concatOwned(chunks: readonly Uint8Array[], separator?: Uint8Array): Uint8Array {
+/**
+ * Joins byte chunks into one buffer that owns its ArrayBuffer (transferable),
+ * or into what `alloc` gives for the total size (a SharedArrayBuffer to share).
+ */
+export function concatOwned(chunks: readonly Uint8Array[], separator?: Uint8Array, alloc?: (bytes: number) => Uint8Array): Uint8Array {
   let total = 0;
   for (const c of chunks) total += c.byteLength;
   if (separator !== undefined && chunks.length > 1) total += separator.byteLength * (chunks.length - 1);
-  const out = new Uint8Array(new ArrayBuffer(total));
+  const out = alloc !== undefined ? alloc(total) : new Uint8Array(new ArrayBuffer(total));
   let at = 0;
   for (let i = 0; i < chunks.length; i++) {
     if (i > 0 && separator !== undefined) {

@@ -60,6 +60,8 @@ export type ShardRequest =
       /** First key to include (a continue token's resume key). */
       startKey?: string | undefined;
       limit?: number | undefined;
+      /** The items' wire form; Protobuf only for kinds that have one. */
+      encoding?: ListEncoding | undefined;
     }
   | { op: 'create'; id: number; resource: string; key: string; value: Uint8Array }
   | { op: 'update'; id: number; resource: string; key: string; value: Uint8Array; expectedRevision: Revision }
@@ -84,9 +86,17 @@ export interface ObjectBytes {
   revision: Revision;
 }
 
+/** How a shard encodes list items. */
+export type ListEncoding = 'json' | 'protobuf';
+
 export interface ListReply {
-  /** The items' JSON joined with commas (ready to sit inside `"items":[...]`). */
+  /**
+   * JSON: the items joined with commas (ready to sit inside `"items":[...]`).
+   * Protobuf: each item as the list message's field 2 (key, length, message).
+   */
   items: Uint8Array;
+  /** Absent means JSON. */
+  encoding?: ListEncoding | undefined;
   count: number;
   revision: Revision;
   /** Key of the last item when more items follow. */
@@ -97,6 +107,8 @@ export interface ListReply {
 export interface ShardStats {
   resources: { groupResource: string; objects: number; watchers: number; revision: Revision; ready: boolean }[];
   pendingRequests: number;
+  /** Shared large list answers (list-result-cache.ts). */
+  listCache?: { hits: number; misses: number; entries: number; bytes: number } | undefined;
 }
 
 export type ReplyValue = ObjectBytes | { object: ObjectBytes | null; revision: Revision } | ListReply | ShardStats;

@@ -16,7 +16,7 @@ import { shardFor } from './hash.ts';
 import { Compactor } from '../src/storage/compactor.ts';
 import { ShardHandle, WORKER_RESOURCE_LIMITS, compiled, workerEntry, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
 import type { ShardRuntimeOptions } from './shard-runtime.ts';
-import type { Filter, ListReply, ObjectBytes, ReadMode, ResourceSpec, ShardStats } from './protocol.ts';
+import type { Filter, ListEncoding, ListReply, ObjectBytes, ReadMode, ResourceSpec, ShardStats } from './protocol.ts';
 
 export const storeHostWorkerFile = new URL(`../workers/store-host-worker.${compiled ? 'js' : 'ts'}`, import.meta.url).href;
 
@@ -133,9 +133,13 @@ export class ShardRouter {
     resource: string,
     read: ReadMode,
     filter: Filter,
-    page: { startKey?: string | undefined; limit?: number | undefined } = {},
+    page: { startKey?: string | undefined; limit?: number | undefined; encoding?: ListEncoding | undefined } = {},
   ): Promise<ListReply> {
-    return this.#timed('list', resource, this.shardOf(resource).call({ op: 'list', resource, read, filter, startKey: page.startKey, limit: page.limit }));
+    return this.#timed(
+      'list',
+      resource,
+      this.shardOf(resource).call({ op: 'list', resource, read, filter, startKey: page.startKey, limit: page.limit, encoding: page.encoding }),
+    );
   }
 
   create(resource: string, key: string, value: Uint8Array): Promise<ObjectBytes> {

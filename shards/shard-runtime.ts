@@ -20,13 +20,17 @@ import {
 import { WatchCache } from '../src/watchcache/watch-cache.ts';
 import { JsonObjectCodec } from '../src/watchcache/json-codec.ts';
 import { jsonFrames } from '../src/watchcache/json-frames.ts';
+import { gvkOf, protobufFrames, protobufListItems } from '../src/watchcache/protobuf-frames.ts';
+import type { GroupVersionKind } from '../src/openapi/schema-dsl.ts';
 import type { CachedObject } from '../src/watchcache/cached-object.ts';
 import type { FrameEncoder, WatchOutput } from '../src/watchcache/watchers.ts';
 import type { Predicate } from '../src/watchcache/predicate.ts';
 import { compileFilter } from '../src/watchcache/filter.ts';
 import { SelectorError } from '../src/selectors/index.ts';
 import { BatchedPort, concatOwned, type PortLike } from './batched-port.ts';
+import { DEFAULT_LIST_RESULT_CACHE, itemBuffer, ListResultCache, type ListResultCacheOptions } from './list-result-cache.ts';
 import type {
+  ListEncoding,
   ListReply,
   ObjectBytes,
   ReadMode,
@@ -55,6 +59,8 @@ export interface ShardRuntimeOptions {
    * the window. Falls back to the latest state if the store compacted it.
    */
   loadAt?: Record<string, Revision> | undefined;
+  /** Sharing of large list answers between clients asking for the same thing (see list-result-cache.ts). */
+  listResultCache?: ListResultCacheOptions;
 }
 
 const COMMA = new Uint8Array([0x2c]);
@@ -71,6 +77,7 @@ class ResourceState {
   constructor(
     readonly spec: ResourceSpec,
     readonly codec: JsonObjectCodec,
+    readonly gvk: GroupVersionKind,
     cache: WatchCache,
   ) {
     this.cache = cache;
@@ -81,9 +88,9 @@ export class ShardRuntime {
   readonly #store: Store;
   readonly #port: BatchedPort<ShardMessage, ShardRequest>;
   readonly #resources = new Map<string, ResourceState>();
-  readonly #opts: Required<Omit<ShardRuntimeOptions, 'loadAt'>>;
+  readonly #opts: Required<Omit<ShardRuntimeOptions, 'loadAt' | 'listResultCache'>>;
+  readonly #listResults: ListResultCache;
   #loadAt: Record<string, Revision>;
-  readonly #encoders = new Map<string, FrameEncoder>([['json', jsonFrames]]);
   readonly #timers: NodeJS.Timeout[] = [];
   #pendingRequests = 0;
   #closed = false;
@@ -98,20 +105,26 @@ export class ShardRuntime {
       loadPageSize: opts.loadPageSize ?? 10_000,
     };
     this.#loadAt = { ...(opts.loadAt ?? {}) };
+    this.#listResults = new ListResultCache(opts.listResultCache ?? DEFAULT_LIST_RESULT_CACHE);
     this.#port = new BatchedPort<ShardMessage, ShardRequest>(port, (reqs) => {
       for (const req of reqs) this.#handle(req);
     });
     const output = this.#output();
     for (const spec of resources) {
       const codec = new JsonObjectCodec(spec);
+      const gvk = gvkOf(spec.apiVersion, spec.kind);
+      const encoders = new Map<string, FrameEncoder>([
+        ['json', jsonFrames],
+        ['protobuf', protobufFrames(gvk)],
+      ]);
       const cache = new WatchCache({
         prefix: spec.prefix,
         codec,
         window: { minEvents: spec.cacheSize, maxEvents: this.#opts.maxWindowEvents, retentionMs: this.#opts.retentionMs },
-        encoders: this.#encoders,
+        encoders,
         output,
       });
-      this.#resources.set(spec.groupResource, new ResourceState(spec, codec, cache));
+      this.#resources.set(spec.groupResource, new ResourceState(spec, codec, gvk, cache));
     }
   }
 
@@ -275,7 +288,8 @@ export class ShardRuntime {
     this.#serve(req).then(
       (value) => {
         this.#pendingRequests--;
-        if (isList(value)) this.#port.send({ t: 'ok', id, value }, [value.items.buffer as ArrayBuffer]);
+        // A shared answer crosses as it is (and stays in the list cache); any other moves.
+        if (isList(value) && value.items.buffer instanceof ArrayBuffer) this.#port.send({ t: 'ok', id, value }, [value.items.buffer]);
         else this.#port.send({ t: 'ok', id, value });
       },
       (err: unknown) => {
@@ -305,9 +319,10 @@ export class ShardRuntime {
         const r = this.#resource(req.resource);
         const predicate = compileFilter(req.filter);
         const at = await this.#settle(r, req.read);
+        const encoding = req.encoding ?? 'json';
         return at.fromStore
-          ? this.#listFromStore(r, predicate, at.revision!, req.startKey, req.limit)
-          : this.#listFromCache(r, predicate, at.revision, req.startKey, req.limit);
+          ? this.#listFromStore(r, predicate, at.revision!, req.startKey, req.limit, encoding)
+          : this.#listFromCache(r, predicate, at.revision, req.startKey, req.limit, encoding);
       }
       case 'create': {
         const r = this.#resource(req.resource);
@@ -386,21 +401,35 @@ export class ShardRuntime {
     revision: Revision | undefined,
     startKey: string | undefined,
     limit: number | undefined,
+    encoding: ListEncoding,
   ): ListReply {
+    const keyPrefix = keyPrefixFor(r.spec, predicate);
+    const at = revision ?? r.cache.revision;
+    const cacheKey = `${r.spec.groupResource}\u0000${keyPrefix}\u0000${predicate.id}\u0000${at}\u0000${startKey ?? ''}\u0000${limit ?? ''}\u0000${encoding}`;
+    const cached = this.#listResults.get(cacheKey);
+    if (cached !== undefined) return cached;
     const res = r.cache.list({
-      keyPrefix: keyPrefixFor(r.spec, predicate),
-      ...(revision !== undefined ? { revision } : {}),
+      keyPrefix,
+      revision: at,
       ...(startKey !== undefined ? { startKey } : {}),
       ...(limit !== undefined ? { limit } : {}),
       predicate,
     });
-    return {
-      items: concatOwned(res.items.map((o) => o.json), COMMA),
+    let shared = false;
+    const alloc = (bytes: number): Uint8Array => {
+      shared = this.#listResults.wants(bytes);
+      return itemBuffer(bytes, shared);
+    };
+    const reply: ListReply = {
+      items: joinItems(r, res.items, encoding, alloc),
+      encoding,
       count: res.items.length,
       revision: res.revision,
       lastKey: res.lastKey,
       remaining: res.remaining,
     };
+    if (shared) this.#listResults.put(cacheKey, reply);
+    return reply;
   }
 
   /** Lists from the store at an exact revision the cache no longer holds (410 if compacted there too). */
@@ -410,6 +439,7 @@ export class ShardRuntime {
     revision: Revision,
     startKey: string | undefined,
     limit: number | undefined,
+    encoding: ListEncoding,
   ): Promise<ListReply> {
     const keyPrefix = keyPrefixFor(r.spec, predicate);
     const want = limit !== undefined && limit > 0 ? limit : Infinity;
@@ -439,7 +469,7 @@ export class ShardRuntime {
       if (stopped || !page.more || page.kvs.length === 0) break;
       from = page.kvs.at(-1)!.key + '\x00';
     }
-    return { items: concatOwned(items.map((o) => o.json), COMMA), count: items.length, revision, lastKey, remaining };
+    return { items: joinItems(r, items, encoding), encoding, count: items.length, revision, lastKey, remaining };
   }
 
   async #startWatch(req: Extract<ShardRequest, { op: 'watch' }>): Promise<void> {
@@ -478,6 +508,7 @@ export class ShardRuntime {
         ready: r.cache.ready,
       })),
       pendingRequests: this.#pendingRequests,
+      listCache: { hits: this.#listResults.hits, misses: this.#listResults.misses, entries: this.#listResults.size, bytes: this.#listResults.bytes },
     };
   }
 
@@ -503,6 +534,11 @@ class NotServedError extends Error {
 function keyPrefixFor(spec: ResourceSpec, predicate: Predicate): string {
   if (!spec.namespaced || predicate.namespace === undefined) return spec.prefix;
   return `${spec.prefix}${predicate.namespace}/`;
+}
+
+/** The items of a list reply in one buffer of its own (it is transferred, not copied, to the main thread). */
+function joinItems(r: ResourceState, items: readonly CachedObject[], encoding: ListEncoding, alloc?: (bytes: number) => Uint8Array): Uint8Array {
+  return encoding === 'protobuf' ? protobufListItems(items, r.gvk, alloc) : concatOwned(items.map((o) => o.json), COMMA, alloc);
 }
 
 function bytesOf(obj: CachedObject): ObjectBytes {

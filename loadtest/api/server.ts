@@ -212,7 +212,10 @@ export async function startApiServer(backend: BackendName, etcd: EtcdHandle | nu
   while (uwsPort === securePort) uwsPort = await freePort();
   prepared ??= prepareServer();
   const { cwd, entry } = await prepared;
+  // BENCH_SERVER_NODE_FLAGS: node flags for the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
+  const nodeFlags = (process.env['BENCH_SERVER_NODE_FLAGS'] ?? '').split(/\s+/).filter((f) => f !== '');
   const args = [
+    ...nodeFlags,
     ...entry,
     `--data-dir=${dataDir}`,
     `--secure-port=${securePort}`,

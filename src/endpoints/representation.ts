@@ -9,14 +9,20 @@ import type { ResourceType } from '../registry/resource-type.ts';
 import type { ListReply } from '../../shards/protocol.ts';
 import { negotiate, type Negotiated } from './negotiate.ts';
 import { objectTable, partialObjectMetadata, partialObjectMetadataList, tableWatchEncoder, toTable, type JsonObject, type KindInfo } from './table/index.ts';
-import { listBody, type ListMetadata } from './respond.ts';
-import { errors } from './status.ts';
-import { encodeList, encodeObject, encodeWatchEvent, supportsProtobuf } from '../protobuf/index.ts';
+import { listBodyParts, type ListMetadata } from './respond.ts';
+import { errors, type StatusError } from './status.ts';
+import { encodeList, encodeObject, encodeWatchEvent, listEnvelopeParts, supportsProtobuf } from '../protobuf/index.ts';
 
 const encoder = new TextEncoder();
 
 export interface Rendered {
   body: Uint8Array;
+  contentType: string;
+}
+
+/** A body in parts, sent without joining them (see writeParts). */
+export interface RenderedParts {
+  parts: readonly Uint8Array[];
   contentType: string;
 }
 
@@ -68,22 +74,67 @@ export function renderObject(rt: ResourceType, n: Negotiated, json: Uint8Array):
   }
 }
 
-/** A list answer around the shard's joined item bytes. */
-export function renderList(rt: ResourceType, n: Negotiated, reply: ListReply, meta: ListMetadata): Rendered {
-  if (n.kind === 'json') return { body: listBody(rt, reply, meta), contentType: 'application/json' };
+/**
+ * A list answer around the shard's joined item bytes. JSON, and Protobuf
+ * when the shard sent Protobuf items, go out as parts with the items
+ * untouched; the other representations parse the items.
+ */
+export function renderList(rt: ResourceType, n: Negotiated, reply: ListReply, meta: ListMetadata): RenderedParts {
+  if (n.kind === 'json') return { parts: listBodyParts(rt, reply, meta), contentType: 'application/json' };
+  if (n.kind === 'protobuf' && reply.encoding === 'protobuf') {
+    const { head, tail } = listEnvelopeParts({ group: rt.group, version: rt.version, kind: rt.listKind }, protobufListMeta(meta), reply.items.byteLength);
+    return { parts: [head, reply.items, tail], contentType: n.contentType };
+  }
   const items = reply.count === 0 ? [] : (JSON.parse(`[${Buffer.from(reply.items.buffer, reply.items.byteOffset, reply.items.byteLength).toString('utf8')}]`) as JsonObject[]);
   const listMeta = { resourceVersion: meta.resourceVersion, continue: meta.continue, remainingItemCount: meta.remainingItemCount };
   if (n.kind === 'protobuf') {
-    const md: JsonObject = { resourceVersion: meta.resourceVersion };
-    if (meta.continue) md['continue'] = meta.continue;
-    if (meta.remainingItemCount !== undefined) md['remainingItemCount'] = meta.remainingItemCount;
-    return { body: encodeList({ group: rt.group, version: rt.version, kind: rt.listKind }, md, items), contentType: n.contentType };
+    return { parts: [encodeList({ group: rt.group, version: rt.version, kind: rt.listKind }, protobufListMeta(meta), items)], contentType: n.contentType };
   }
   if (n.kind === 'table') {
     const table = toTable(kindInfo(rt), items, listMeta, { includeObject: n.includeObject, tableGroup: n.group, tableVersion: n.version, now: new Date() });
-    return { body: encoder.encode(JSON.stringify(table)), contentType: n.contentType };
+    return { parts: [encoder.encode(JSON.stringify(table))], contentType: n.contentType };
   }
-  return { body: encoder.encode(JSON.stringify(partialObjectMetadataList(items, listMeta, n.group, n.version))), contentType: n.contentType };
+  return { parts: [encoder.encode(JSON.stringify(partialObjectMetadataList(items, listMeta, n.group, n.version)))], contentType: n.contentType };
+}
+
+function protobufListMeta(meta: ListMetadata): JsonObject {
+  const md: JsonObject = { resourceVersion: meta.resourceVersion };
+  if (meta.continue) md['continue'] = meta.continue;
+  if (meta.remainingItemCount !== undefined) md['remainingItemCount'] = meta.remainingItemCount;
+  return md;
+}
+
+/** The shard's list item encoding for a negotiated representation. */
+export function listEncodingFor(n: Negotiated): 'json' | 'protobuf' {
+  return n.kind === 'protobuf' ? 'protobuf' : 'json';
+}
+
+/** How a watch's frames are made and sent: what the shard encodes, what the main thread still re-encodes. */
+export interface WatchEncoding {
+  /** The shard's frame encoding. */
+  shard: 'json' | 'protobuf';
+  /** Re-encodes the shard's frames (Table, PartialObjectMetadata, ...); undefined: they go out as they are. */
+  transform: ((frames: Uint8Array) => Uint8Array) | undefined;
+  contentType: string;
+  /** The stream's last frame when it ends with an error (410 Gone, ...), in the stream's encoding. */
+  errorFrame(err: StatusError): Uint8Array;
+}
+
+const STATUS_GVK = { group: '', version: 'v1', kind: 'Status' };
+
+/**
+ * A watch's encoding for the negotiated representation. JSON and, for types
+ * stored in their own shape, Protobuf frames are made in the shard once per
+ * event; the rest re-encodes the shard's JSON frames here.
+ */
+export function watchEncodingFor(rt: ResourceType, n: Negotiated): WatchEncoding {
+  const jsonError = (err: StatusError): Uint8Array => encoder.encode(`{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}\n`);
+  if (n.kind === 'protobuf') {
+    const errorFrame = (err: StatusError): Uint8Array => encodeWatchEvent('ERROR', err.toStatus() as unknown as JsonObject, STATUS_GVK);
+    if (rt.conversion === undefined) return { shard: 'protobuf', transform: undefined, contentType: n.contentType, errorFrame };
+    return { shard: 'json', transform: watchFrameTransformer(rt, n), contentType: n.contentType, errorFrame };
+  }
+  return { shard: 'json', transform: watchFrameTransformer(rt, n), contentType: n.contentType, errorFrame: jsonError };
 }
 
 /**

@@ -14,10 +14,10 @@ import { isPlainObject, type KObject } from '../registry/object.ts';
 import { readBodyBytes, readJsonObject, readObject } from './body.ts';
 import { servePatch, type PatchSchemas } from './patch-handler.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
-import { negotiateFor, renderList, renderObject, watchFrameTransformer, type Rendered } from './representation.ts';
+import { listEncodingFor, negotiateFor, renderList, renderObject, watchEncodingFor, type Rendered } from './representation.ts';
 import { ContinueTokens } from './continue-token.ts';
 import { planGet, planList } from './read-options.ts';
-import { listBody, writeBytes } from './respond.ts';
+import { listBodyParts, writeBytes, writeParts } from './respond.ts';
 import { errors, StatusError } from './status.ts';
 import { parseBool, serveWatch, type WatchLimits } from './watch-handler.ts';
 import { getScale, updateScale } from './scale.ts';
@@ -57,7 +57,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
         return serveList(ctx, deps, rt, info);
       case 'watch': {
         const n = negotiateFor(ctx, { read: true, watch: true, list: true, rt });
-        return serveWatch(ctx, store.router, rt, filterFor(ctx, rt, info), deps.watch, watchFrameTransformer(rt, n), n.contentType);
+        return serveWatch(ctx, store.router, rt, filterFor(ctx, rt, info), deps.watch, watchEncodingFor(rt, n));
       }
       case 'create': {
         if (info.name !== '') throw errors.methodNotAllowed('create');
@@ -82,7 +82,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
         const deleted = await store.deleteCollection(rt, info.namespace, filter, await deleteOptions(ctx));
         const items = joinItems(deleted);
         const revision = '';
-        return writeBytes(ctx, 200, listBody(rt, { items, count: deleted.length, revision: 0 }, { resourceVersion: revision }));
+        return writeParts(ctx, 200, listBodyParts(rt, { items, count: deleted.length, revision: 0 }, { resourceVersion: revision }));
       }
       case 'patch': {
         const n = negotiateFor(ctx, { read: false, watch: false, list: false, rt });
@@ -100,12 +100,13 @@ async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: Res
   const plan = planList(ctx.req.query, deps.continueTokens);
   const filter = filterFor(ctx, rt, info);
   const startKey = plan.resume ? rt.keyPrefix + plan.resume.start : undefined;
-  const reply = await deps.store.list(rt, plan.read, filter, { startKey, limit: plan.limit });
+  const reply = await deps.store.list(rt, plan.read, filter, { startKey, limit: plan.limit, encoding: listEncodingFor(n) });
   let cont: string | undefined;
   if (reply.lastKey !== undefined) {
     cont = deps.continueTokens.encode({ revision: reply.revision, start: reply.lastKey.slice(rt.keyPrefix.length) + '\x00' });
   }
-  writeRendered(ctx, 200, renderList(rt, n, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount: reply.remaining }));
+  const rendered = renderList(rt, n, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount: reply.remaining });
+  writeParts(ctx, 200, rendered.parts, rendered.contentType);
 }
 
 function writeRendered(ctx: RequestContext, status: number, r: Rendered): void {

@@ -23,6 +23,26 @@ export function writeBytes(ctx: RequestContext, status: number, body: Uint8Array
   ctx.res.end(body);
 }
 
+/**
+ * Like writeBytes for a body in parts (a list's head, its items as the shard
+ * sent them, its tail): the parts are never joined, and a large body streams
+ * out as the client reads it.
+ */
+export function writeParts(ctx: RequestContext, status: number, parts: readonly Uint8Array[], contentType = 'application/json'): void {
+  if (ctx.res.closed) return;
+  let length = 0;
+  for (const p of parts) length += p.byteLength;
+  const headers: Record<string, string | string[]> = {
+    'content-type': contentType,
+    'content-length': String(length),
+    'cache-control': 'no-cache, private',
+  };
+  if (ctx.warnings.length > 0) headers['warning'] = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+  ctx.status = status;
+  ctx.res.writeHead(status, headers);
+  ctx.res.endParts(parts);
+}
+
 export function writeJson(ctx: RequestContext, status: number, value: unknown): void {
   writeBytes(ctx, status, encoder.encode(JSON.stringify(value)));
 }
@@ -47,18 +67,15 @@ export interface ListMetadata {
   remainingItemCount?: number | undefined;
 }
 
-/** `{"kind":"<Kind>List","apiVersion":...,"metadata":{...},"items":[<items>]}` around the shard's bytes. */
-export function listBody(rt: ResourceType, reply: ListReply, meta: ListMetadata): Uint8Array {
+const LIST_TAIL = encoder.encode(']}');
+
+/** `{"kind":"<Kind>List","apiVersion":...,"metadata":{...},"items":[<items>]}` as parts around the shard's bytes. */
+export function listBodyParts(rt: ResourceType, reply: ListReply, meta: ListMetadata): Uint8Array[] {
   const metadata: Record<string, unknown> = { resourceVersion: meta.resourceVersion };
   if (meta.continue) metadata['continue'] = meta.continue;
   if (meta.remainingItemCount !== undefined) metadata['remainingItemCount'] = meta.remainingItemCount;
   const head = encoder.encode(
     `{"kind":${JSON.stringify(rt.listKind)},"apiVersion":${JSON.stringify(rt.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`,
   );
-  const tail = encoder.encode(']}');
-  const out = new Uint8Array(head.length + reply.items.byteLength + tail.length);
-  out.set(head, 0);
-  out.set(reply.items, head.length);
-  out.set(tail, head.length + reply.items.byteLength);
-  return out;
+  return [head, reply.items, LIST_TAIL];
 }

@@ -14,6 +14,7 @@ import { parseResourceVersion } from './read-options.ts';
 import { errors, StatusError } from './status.ts';
 import { statusFromShardError } from '../registry/generic-store.ts';
 import { ShardCallError } from '../../shards/shard-handle.ts';
+import type { WatchEncoding } from './representation.ts';
 
 export interface WatchLimits {
   /** `--min-request-timeout` in seconds; a watch without timeoutSeconds lasts a random time in [min, 2*min). */
@@ -79,10 +80,6 @@ function convertFrames(rt: ResourceType, frames: Uint8Array): Uint8Array {
   return encoder.encode(out.join('\n') + '\n');
 }
 
-function errorFrame(err: StatusError): Uint8Array {
-  return encoder.encode(`{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}\n`);
-}
-
 function shardErrorToStatus(rt: ResourceType, e: ShardError): StatusError {
   const mapped = statusFromShardError(new ShardCallError(e), rt, '');
   if (mapped instanceof StatusError) {
@@ -99,10 +96,9 @@ export async function serveWatch(
   rt: ResourceType,
   filter: Filter,
   limits: WatchLimits,
-  /** Re-encodes frames for a negotiated representation (Table, ...); undefined: JSON as is. */
-  transform?: ((frames: Uint8Array) => Uint8Array) | undefined,
-  contentType = 'application/json',
+  encoding: WatchEncoding,
 ): Promise<void> {
+  const { transform, contentType } = encoding;
   const q = ctx.req.query;
   const { start, initialEventsEnd } = planWatch(q);
   const bookmarks = parseBool(q.get('allowWatchBookmarks'), 'allowWatchBookmarks');
@@ -152,7 +148,7 @@ export async function serveWatch(
     const timer = setTimeout(() => finish(), timeoutSeconds * 1000);
     res.onClose(() => finish());
     handle = router.watch(
-      { resource: rt.storageResource, start, filter, encoding: 'json', bookmarks, initialEventsEnd },
+      { resource: rt.storageResource, start, filter, encoding: encoding.shard, bookmarks, initialEventsEnd },
       {
         onFrames: (frames) => {
           if (done) return;
@@ -171,7 +167,7 @@ export async function serveWatch(
           }
         },
         // As the original: the stream is already 200, so the end is an ERROR event (410 Gone, ...).
-        onEnd: (e) => finish(errorFrame(shardErrorToStatus(rt, e))),
+        onEnd: (e) => finish(encoding.errorFrame(shardErrorToStatus(rt, e))),
       },
     );
     // The header goes out at once so that clients see the watch established.

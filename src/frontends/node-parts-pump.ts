@@ -11,7 +11,7 @@
 import { asBuffer, PartsCursor } from './body-parts.ts';
 
 /** The most written to node at once. */
-export const SLICE_BYTES = 1024 * 1024;
+export const SLICE_BYTES = 256 * 1024;
 
 /** What the pump needs of ServerResponse and ServerHttp2Stream. */
 export interface PartsSink {

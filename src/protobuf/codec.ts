@@ -152,6 +152,128 @@ export function encodeWatchEvent(type: string, object: JsonObject, gvk: GroupVer
 
 const FRAME_LENGTH_PLACEHOLDER = new Uint8Array(4);
 
+/**
+ * The message bytes of one object without the envelope (what a list's items
+ * and a watch event's envelope carry). Shards encode each object version once
+ * with this and keep the bytes, so lists and watches only copy them.
+ */
+export function encodeMessageBytes(obj: JsonObject, gvk: GroupVersionKind): Uint8Array {
+  const { plan } = requireKind(gvk);
+  const w = codec().writer;
+  w.reset();
+  encodeMessage(w, plan, obj);
+  return w.take();
+}
+
+/** The bytes of a protobuf varint. */
+function varintBytes(v: number): number[] {
+  const out: number[] = [];
+  while (v >= 0x80) {
+    out.push((v % 0x80) | 0x80);
+    v = Math.floor(v / 0x80);
+  }
+  out.push(v);
+  return out;
+}
+
+/** `items` (field 2) entry of a list message around one object's message bytes: key, length. */
+export function listItemHeader(messageLength: number): Uint8Array {
+  return Uint8Array.from([0x12, ...varintBytes(messageLength)]);
+}
+
+/** What goes before and after a body of `rawLength` bytes in the envelope of `gvk`. */
+function envelopeParts(gvk: GroupVersionKind, rawLength: number): { head: Uint8Array; tail: Uint8Array } {
+  const w = new Writer(256);
+  w.raw(PROTOBUF_PREFIX);
+  w.key(0x0a);
+  const tm = w.beginNested();
+  w.key(0x0a);
+  w.string(apiVersionOf(gvk));
+  w.key(0x12);
+  w.string(gvk.kind);
+  w.endNested(tm);
+  w.key(0x12);
+  w.varint(rawLength);
+  return { head: w.take(), tail: ENVELOPE_TAIL };
+}
+
+const ENVELOPE_TAIL = Uint8Array.of(0x1a, 0x00, 0x22, 0x00);
+
+/**
+ * A list response as parts around item bytes that are already framed as the
+ * list's field 2 (`listItemHeader` + message, per item): the caller sends
+ * `[head, items, tail]` without joining them. Byte-identical to encodeList.
+ */
+export function listEnvelopeParts(gvk: GroupVersionKind, listMeta: JsonObject, itemsLength: number): { head: Uint8Array; tail: Uint8Array } {
+  let listGvk = gvk;
+  let r = requireKind(gvk);
+  if (!r.isList) {
+    listGvk = { ...gvk, kind: `${gvk.kind}List` };
+    r = requireKind(listGvk);
+  }
+  // The list message without items is its metadata field alone.
+  const w = codec().writer;
+  w.reset();
+  encodeMessage(w, r.plan, { metadata: listMeta });
+  const meta = w.take();
+  const env = envelopeParts(listGvk, meta.length + itemsLength);
+  const head = new Uint8Array(env.head.length + meta.length);
+  head.set(env.head, 0);
+  head.set(meta, env.head.length);
+  return { head, tail: env.tail };
+}
+
+/** Per type and event: what precedes the envelope's body in a watch frame, minus the lengths. */
+const watchTypeBytes = new Map<string, Uint8Array>();
+
+/**
+ * One watch frame (as encodeWatchEvent writes it) around an object's message
+ * bytes: no JSON, no re-encoding, one allocation.
+ */
+export function watchFrameFromMessage(type: string, gvk: GroupVersionKind, message: Uint8Array): Uint8Array {
+  const envKey = `${apiVersionOf(gvk)}\u0000${gvk.kind}`;
+  let envHead = watchTypeBytes.get(envKey);
+  if (envHead === undefined) {
+    // Prefix + typeMeta + the raw key; the raw length follows per frame.
+    const w = new Writer(256);
+    w.raw(PROTOBUF_PREFIX);
+    w.key(0x0a);
+    const tm = w.beginNested();
+    w.key(0x0a);
+    w.string(apiVersionOf(gvk));
+    w.key(0x12);
+    w.string(gvk.kind);
+    w.endNested(tm);
+    w.key(0x12);
+    envHead = w.take();
+    watchTypeBytes.set(envKey, envHead);
+  }
+  const rawLen = varintBytes(message.length);
+  const envLength = envHead.length + rawLen.length + message.length + ENVELOPE_TAIL.length;
+  const envLen = varintBytes(envLength);
+  const extLength = 1 + envLen.length + envLength;
+  const extLen = varintBytes(extLength);
+  const typeBytes = Buffer.from(type, 'latin1');
+  const eventLength = 1 + 1 + typeBytes.length + 1 + extLen.length + extLength;
+  const out = Buffer.allocUnsafeSlow(4 + eventLength);
+  out.writeUInt32BE(eventLength, 0);
+  let p = 4;
+  out[p++] = 0x0a;
+  out[p++] = typeBytes.length;
+  p += typeBytes.copy(out, p);
+  out[p++] = 0x12;
+  for (const b of extLen) out[p++] = b;
+  out[p++] = 0x0a;
+  for (const b of envLen) out[p++] = b;
+  out.set(envHead, p);
+  p += envHead.length;
+  for (const b of rawLen) out[p++] = b;
+  out.set(message, p);
+  p += message.length;
+  out.set(ENVELOPE_TAIL, p);
+  return out;
+}
+
 interface Envelope {
   readonly apiVersion: string;
   readonly kind: string;

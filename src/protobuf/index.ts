@@ -6,6 +6,10 @@ export {
   decodeObject,
   decodeWatchEvent,
   encodeList,
+  encodeMessageBytes,
+  listEnvelopeParts,
+  listItemHeader,
+  watchFrameFromMessage,
   encodeObject,
   encodeWatchEvent,
   preloadProtobuf,
@@ -16,4 +20,5 @@ export {
 } from './codec.ts';
 export { ProtobufDecodeError, ProtobufEncodeError, ProtobufUnsupportedError } from './errors.ts';
 export type { JsonObject } from './json.ts';
+export { parseApiVersion } from './kinds.ts';
 export { isProtobufMediaType, ORCH_PROTOBUF_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, PROTOBUF_WATCH_MEDIA_TYPE } from './media-types.ts';

@@ -11,7 +11,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { ShardRouter } from '../../shards/router.ts';
 import { ShardCallError } from '../../shards/shard-handle.ts';
-import type { Filter, ListReply, ObjectBytes, ReadMode } from '../../shards/protocol.ts';
+import type { Filter, ListEncoding, ListReply, ObjectBytes, ReadMode } from '../../shards/protocol.ts';
 import { serializeForStorage } from '../watchcache/json-codec.ts';
 import { errors, StatusError } from '../endpoints/status.ts';
 import type { AdmissionChain, Operation } from '../admission/types.ts';
@@ -171,8 +171,15 @@ export class GenericStore {
     return { obj: rt.conversion === undefined ? obj : rt.conversion.fromStorage(obj), revision: res.object.revision };
   }
 
-  async list(rt: ResourceType, read: ReadMode, filter: Filter, page: { startKey?: string | undefined; limit?: number | undefined }): Promise<ListReply> {
-    const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, page));
+  /** Protobuf items (`page.encoding`) come only for types stored in their own shape; others answer JSON. */
+  async list(
+    rt: ResourceType,
+    read: ReadMode,
+    filter: Filter,
+    page: { startKey?: string | undefined; limit?: number | undefined; encoding?: ListEncoding | undefined },
+  ): Promise<ListReply> {
+    const encoding = rt.conversion === undefined ? page.encoding : 'json';
+    const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, { ...page, encoding }));
     return rt.conversion === undefined ? reply : { ...reply, items: servedItems(rt, reply.items, reply.count) };
   }
 

@@ -15,6 +15,13 @@ export interface CachedObject {
   readonly revision: Revision;
   /** The object serialized as JSON with `metadata.resourceVersion` = revision. */
   readonly json: Uint8Array;
+  /**
+   * The object's Protobuf message bytes (no envelope), set by the first
+   * Protobuf list or watch that carries this version and then shared by all.
+   */
+  protobuf: Uint8Array | undefined;
+  /** The parsed JSON (a fresh parse unless a selector already parsed it: do not modify it). */
+  parse(): Readonly<Record<string, unknown>>;
   /** Labels, decoded on first use. */
   labels(): Readonly<Record<string, string>>;
   /** A selectable field (`metadata.name`, `spec.nodeName`, ...); undefined when absent. */

@@ -44,6 +44,7 @@ export function readField(obj: Json, path: string): string | undefined {
 
 class JsonCachedObject implements CachedObject {
   #parsed: Json | undefined;
+  protobuf: Uint8Array | undefined = undefined;
   constructor(
     readonly key: string,
     readonly namespace: string,
@@ -57,6 +58,11 @@ class JsonCachedObject implements CachedObject {
   #object(): Json {
     if (this.#parsed === undefined) this.#parsed = JSON.parse(Buffer.from(this.json.buffer, this.json.byteOffset, this.json.byteLength).toString('utf8')) as Json;
     return this.#parsed;
+  }
+  parse(): Readonly<Record<string, unknown>> {
+    // Not kept: an encoder needs it once, and a parsed object costs several times its bytes.
+    const obj = this.#parsed ?? (JSON.parse(Buffer.from(this.json.buffer, this.json.byteOffset, this.json.byteLength).toString('utf8')) as Json);
+    return obj !== null && typeof obj === 'object' && !Array.isArray(obj) ? obj : {};
   }
   labels(): Readonly<Record<string, string>> {
     const obj = this.#object();

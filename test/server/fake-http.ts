@@ -132,6 +132,15 @@ export class FakeResponse implements ApiResponse {
     this.#resolveEnded();
   }
 
+  endParts(parts: readonly Uint8Array[]): void {
+    if (this.ended) throw new Error('end called twice');
+    if (this.headCount === 0) this.writeHead(200, {});
+    this.chunks.push(...parts);
+    this.ended = true;
+    this.#fireClose();
+    this.#resolveEnded();
+  }
+
   /** The client goes away mid-response. */
   disconnect(): void {
     this.#gone = true;

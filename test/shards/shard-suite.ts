@@ -118,6 +118,46 @@ export function runShardSuite(name: string, makeBackend: () => Promise<BackendFi
       assert.deepEqual(decodeItems(now.items).map((o) => o.metadata.name), ['c0', 'c1', 'c2', 'c3', 'c3a', 'c4', 'c6']);
     });
 
+    it('shares one large list answer between clients asking for the same revision, and builds a new one after a write', async () => {
+      const n = freshNs();
+      for (let i = 0; i < 300; i++) await router.create('/configmaps', `/configmaps/${n}/c${String(i).padStart(3, '0')}`, configMapBytes(n, `c${i}`, { fill: 'x'.repeat(1000) }));
+      const a = await router.list('/configmaps', { kind: 'latest' }, { namespace: n });
+      const b = await router.list('/configmaps', { kind: 'any' }, { namespace: n });
+      assert.equal(a.count, 300);
+      assert.ok(a.items.byteLength > 256 * 1024, `${a.items.byteLength} bytes: large enough to share`);
+      assert.ok(a.items.buffer instanceof SharedArrayBuffer, 'a large answer is built shared');
+      assert.equal(a.revision, b.revision);
+      // The same memory: a byte changed through one view shows through the other.
+      const saved = a.items[0]!;
+      a.items[0] = 0x20;
+      assert.equal(b.items[0], 0x20, 'both replies view one buffer');
+      a.items[0] = saved;
+      await router.create('/configmaps', `/configmaps/${n}/zzz`, configMapBytes(n, 'zzz', {}));
+      const c = await router.list('/configmaps', { kind: 'latest' }, { namespace: n });
+      assert.equal(c.count, 301, 'a write makes a new answer');
+      c.items[0] = 0x20;
+      assert.equal(a.items[0], saved, 'the new answer has memory of its own');
+      const small = await router.list('/configmaps', { kind: 'latest' }, { namespace: n, name: 'c1' });
+      assert.ok(small.items.buffer instanceof ArrayBuffer, 'small answers are moved, not shared');
+    });
+
+    it('lists in Protobuf: each item framed as the list message field 2', async () => {
+      const n = freshNs();
+      for (const name of ['p1', 'p2']) await router.create('/configmaps', `/configmaps/${n}/${name}`, configMapBytes(n, name, { k: name }));
+      const json = await router.list('/configmaps', { kind: 'latest' }, { namespace: n });
+      const pb = await router.list('/configmaps', { kind: 'exact', revision: json.revision }, { namespace: n }, { encoding: 'protobuf' });
+      assert.equal(pb.encoding, 'protobuf');
+      assert.equal(pb.count, 2);
+      const { encodeMessageBytes, listItemHeader } = await import('../../src/protobuf/index.ts');
+      const expected = Buffer.concat(
+        decodeItems(json.items).map((o) => {
+          const m = encodeMessageBytes(o as unknown as Parameters<typeof encodeMessageBytes>[0], { group: '', version: 'v1', kind: 'ConfigMap' });
+          return Buffer.concat([listItemHeader(m.length), m]);
+        }),
+      );
+      assert.ok(Buffer.from(pb.items).equals(expected), 'items byte-identical to the reference encoder');
+    });
+
     it('filters lists and watches by label and field selectors', async () => {
       const n = freshNs();
       const sink = new CollectingSink();

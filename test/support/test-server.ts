@@ -29,6 +29,8 @@ export interface HttpAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The body's bytes (for binary answers such as Protobuf). */
+  raw: Buffer;
   json<T = Record<string, unknown>>(): T;
 }
 
@@ -100,8 +102,9 @@ export async function startTestServer(extraArgs: string[] = [], opts: { dataDir?
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: <T>() => JSON.parse(text) as T });
+            const raw = Buffer.concat(chunks);
+            const text = raw.toString('utf8');
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, raw, json: <T>() => JSON.parse(text) as T });
           });
           res.on('error', reject);
         },

@@ -97,6 +97,11 @@ export class TrackedResponse implements ApiResponse {
     this.#end(chunk);
   }
 
+  endParts(parts: readonly Uint8Array[]): void {
+    if (this.sealed) return;
+    this.#endParts(parts);
+  }
+
   /**
    * Takes the response away from the handler and returns a writer for the
    * caller. Pending drain waiters are released so a blocked handler wakes up,
@@ -128,6 +133,7 @@ export class TrackedResponse implements ApiResponse {
       onDrain: (cb) => inner.onDrain(cb),
       onClose: (cb) => this.onClose(cb),
       end: (chunk) => this.#end(chunk),
+      endParts: (parts) => this.#endParts(parts),
     };
   }
 
@@ -159,6 +165,14 @@ export class TrackedResponse implements ApiResponse {
     this.ended = true;
     if (chunk === undefined) this.#inner.end();
     else this.#inner.end(chunk);
+    this.#finish();
+  }
+
+  #endParts(parts: readonly Uint8Array[]): void {
+    if (this.ended) return;
+    if (!this.headWritten) this.#head(200, {});
+    this.ended = true;
+    this.#inner.endParts(parts);
     this.#finish();
   }
 
