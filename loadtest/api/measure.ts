@@ -382,6 +382,26 @@ function continueToken(body: Buffer): string {
   return m ? m[1]! : '';
 }
 
+/** Namespace of the writes that give each measured LIST a new revision. */
+const BUMP_NS = 'bench-bump';
+
+/**
+ * One ConfigMap created outside the listed namespace: the next LIST is at a
+ * new revision, so it is built anew rather than served from the shard's
+ * shared answer of the previous repetition (the relist storm measures those).
+ */
+async function bumpRevision(client: ApiClient, errors: Tally): Promise<void> {
+  const body = Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"bump-"}}`);
+  const r = await client.request('POST', `/api/v1/namespaces/${BUMP_NS}/configmaps`, body, false);
+  if (r.status === 404) {
+    await client.request('POST', '/api/v1/namespaces', Buffer.from(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"${BUMP_NS}"}}`), false);
+    const again = await client.request('POST', `/api/v1/namespaces/${BUMP_NS}/configmaps`, body, false);
+    errors.reply(again, 201, 'revision bump');
+    return;
+  }
+  errors.reply(r, 201, 'revision bump');
+}
+
 export async function measureList(client: ApiClient, mode: ListMode, expected: number, s: ApiSettings): Promise<ListResult> {
   const errors = new Tally();
   const times: number[] = [];
@@ -389,16 +409,20 @@ export async function measureList(client: ApiClient, mode: ListMode, expected: n
   let items = 0;
   let pages = 0;
   for (let rep = 0; rep < s.listReps; rep++) {
+    await bumpRevision(client, errors);
     let repBytes = 0;
     let repItems = 0;
     let repPages = 0;
-    const t0 = now();
+    // Request to last byte, summed over pages; counting items afterwards is the client's time, not the server's.
+    let ms = 0;
     if (mode === 'paged') {
       let token = '';
       const maxPages = Math.ceil(expected / s.pageLimit) + 10;
       do {
         const q = `?limit=${s.pageLimit}${token ? `&continue=${encodeURIComponent(token)}` : ''}`;
+        const t0 = now();
         const r = await client.request('GET', CM_PATH + q, null, true);
+        ms += now() - t0;
         if (!errors.reply(r, 200, `list page ${repPages + 1}`)) break;
         repBytes += r.bytes;
         repItems += countItems(r.body!);
@@ -407,14 +431,15 @@ export async function measureList(client: ApiClient, mode: ListMode, expected: n
       } while (token !== '' && repPages < maxPages);
       if (token !== '') errors.bad('unfinished paging', `more than ${maxPages} pages`);
     } else {
+      const t0 = now();
       const r = await client.request('GET', CM_PATH + (mode === 'rv0' ? '?resourceVersion=0' : ''), null, true);
+      ms = now() - t0;
       repPages = 1;
       if (errors.reply(r, 200, `list ${mode}`)) {
         repBytes = r.bytes;
         repItems = countItems(r.body!);
       }
     }
-    const ms = now() - t0;
     times.push(ms);
     bytes = repBytes;
     items = repItems;
