@@ -80,8 +80,8 @@ function requireKind(gvk: GroupVersionKind): ResolvedKind {
   return r;
 }
 
-/** Prefix + Unknown{typeMeta, raw = body(), "", ""} at the writer's position. */
-function writeEnveloped(w: Writer, gvk: GroupVersionKind, body: () => void): void {
+/** Prefix + Unknown{typeMeta, and the key of raw}: all of the envelope before raw's length. */
+function writeEnvelopeHead(w: Writer, gvk: GroupVersionKind): void {
   w.raw(PROTOBUF_PREFIX);
   w.key(0x0a);
   const tm = w.beginNested();
@@ -91,6 +91,11 @@ function writeEnveloped(w: Writer, gvk: GroupVersionKind, body: () => void): voi
   w.string(gvk.kind);
   w.endNested(tm);
   w.key(0x12);
+}
+
+/** Prefix + Unknown{typeMeta, raw = body(), "", ""} at the writer's position. */
+function writeEnveloped(w: Writer, gvk: GroupVersionKind, body: () => void): void {
+  writeEnvelopeHead(w, gvk);
   const raw = w.beginNested();
   body();
   w.endNested(raw);
@@ -184,15 +189,7 @@ export function listItemHeader(messageLength: number): Uint8Array {
 /** What goes before and after a body of `rawLength` bytes in the envelope of `gvk`. */
 function envelopeParts(gvk: GroupVersionKind, rawLength: number): { head: Uint8Array; tail: Uint8Array } {
   const w = new Writer(256);
-  w.raw(PROTOBUF_PREFIX);
-  w.key(0x0a);
-  const tm = w.beginNested();
-  w.key(0x0a);
-  w.string(apiVersionOf(gvk));
-  w.key(0x12);
-  w.string(gvk.kind);
-  w.endNested(tm);
-  w.key(0x12);
+  writeEnvelopeHead(w, gvk);
   w.varint(rawLength);
   return { head: w.take(), tail: ENVELOPE_TAIL };
 }
@@ -223,7 +220,7 @@ export function listEnvelopeParts(gvk: GroupVersionKind, listMeta: JsonObject, i
   return { head, tail: env.tail };
 }
 
-/** Per type and event: what precedes the envelope's body in a watch frame, minus the lengths. */
+/** Per kind: the envelope's head (prefix, typeMeta, raw's key) of watch frames. */
 const watchTypeBytes = new Map<string, Uint8Array>();
 
 /**
@@ -236,15 +233,7 @@ export function watchFrameFromMessage(type: string, gvk: GroupVersionKind, messa
   if (envHead === undefined) {
     // Prefix + typeMeta + the raw key; the raw length follows per frame.
     const w = new Writer(256);
-    w.raw(PROTOBUF_PREFIX);
-    w.key(0x0a);
-    const tm = w.beginNested();
-    w.key(0x0a);
-    w.string(apiVersionOf(gvk));
-    w.key(0x12);
-    w.string(gvk.kind);
-    w.endNested(tm);
-    w.key(0x12);
+    writeEnvelopeHead(w, gvk);
     envHead = w.take();
     watchTypeBytes.set(envKey, envHead);
   }
