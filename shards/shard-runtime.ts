@@ -180,6 +180,7 @@ export class ShardRuntime {
       setInterval(() => {
         for (const r of this.#resources.values()) r.cache.expire();
       }, 10_000).unref(),
+      setInterval(() => this.#listResults.sweep(), 2_000).unref(),
     );
   }
 
@@ -417,7 +418,7 @@ export class ShardRuntime {
     });
     let shared = false;
     const alloc = (bytes: number): Uint8Array => {
-      shared = this.#listResults.wants(bytes);
+      shared = this.#listResults.wants(cacheKey, bytes);
       return itemBuffer(bytes, shared);
     };
     const reply: ListReply = {

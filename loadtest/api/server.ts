@@ -222,6 +222,8 @@ export async function startApiServer(backend: BackendName, etcd: EtcdHandle | nu
     `--uws-port=${uwsPort}`,
     '--bind-address=127.0.0.1',
     '--log-level=warn',
+    // BENCH_SERVER_ARGS: extra server flags, e.g. `--list-cache-bytes=0`.
+    ...(process.env['BENCH_SERVER_ARGS'] ?? '').split(/\s+/).filter((f) => f !== ''),
   ];
   if (backend === 'etcd3') {
     if (!etcd) throw new Error('etcd3 backend needs an etcd');

@@ -41,6 +41,8 @@ export interface ServerOptions {
   tlsSanHosts: string[];
   /** How long watch caches keep events (spec: 5 minutes by default). */
   watchCacheRetentionMs: number;
+  /** Bytes of large list answers each shard keeps to share between clients (0: none). */
+  listCacheBytes: number;
   /** Interval of watch bookmarks for watchers that allow them. */
   watchBookmarkIntervalMs: number;
   /** Lifetime of list continue tokens (spec: 5 minutes by default). */
@@ -145,6 +147,10 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'watch-bookmark-interval': { set: (o, v) => (o.watchBookmarkIntervalMs = parseDuration(v)), help: 'interval of watch bookmarks (default 1m0s)' },
   'continue-token-lifetime': { set: (o, v) => (o.continueTokenLifetimeMs = parseDuration(v)), help: 'lifetime of list continue tokens (default 5m0s)' },
   'watch-max-buffered-bytes': { set: (o, v) => (o.watchMaxBufferedBytes = int('watch-max-buffered-bytes', 1024, 2 ** 40)(v)), help: 'output a slow watcher may have pending before it is dropped (default 64 MiB)' },
+  'list-cache-bytes': {
+    set: (o, v) => (o.listCacheBytes = int('list-cache-bytes', 0, 2 ** 40)(v)),
+    help: 'bytes of large LIST answers each shard keeps for 10 s to share between clients listing the same thing at once (default 64 MiB; 0 disables)',
+  },
   'tls-san': { set: (o, v) => o.tlsSanHosts.push(...list(v)), help: 'extra host names/IPs for the generated serving certificate' },
 };
 
@@ -182,6 +188,7 @@ export function defaultOptions(): ServerOptions {
     logLevel: 'info',
     tlsSanHosts: [],
     watchCacheRetentionMs: 5 * 60_000,
+    listCacheBytes: 64 * 1024 * 1024,
     watchBookmarkIntervalMs: 60_000,
     continueTokenLifetimeMs: 5 * 60_000,
     watchMaxBufferedBytes: 64 * 1024 * 1024,

@@ -28,6 +28,7 @@ import { FieldManager, keepTimesIfUnchanged } from '../apply/index.ts';
 import { ContinueTokens } from '../endpoints/continue-token.ts';
 import { buildDiscovery } from '../endpoints/discovery.ts';
 import { buildOpenApi, openApiResponse } from '../openapi/index.ts';
+import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
 import { ShardRouter } from '../../shards/router.ts';
 import type { StoreConfig } from '../storage/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
@@ -97,7 +98,11 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       resources: registry.shardResources(),
       store,
       compactionIntervalMs: opts.etcdCompactionIntervalMs,
-      runtime: { retentionMs: opts.watchCacheRetentionMs, bookmarkIntervalMs: opts.watchBookmarkIntervalMs },
+      runtime: {
+        retentionMs: opts.watchCacheRetentionMs,
+        bookmarkIntervalMs: opts.watchBookmarkIntervalMs,
+        listResultCache: { ...DEFAULT_LIST_RESULT_CACHE, budgetBytes: opts.listCacheBytes, maxEntryBytes: Math.min(DEFAULT_LIST_RESULT_CACHE.maxEntryBytes, opts.listCacheBytes) },
+      },
     });
     cleanups.push(() => router.close());
 

@@ -6,14 +6,25 @@ import type { ListReply } from '../../shards/protocol.ts';
 const reply = (bytes: number): ListReply => ({ items: itemBuffer(bytes, true), count: 1, revision: 1 });
 
 describe('ListResultCache', () => {
-  const opts = { budgetBytes: 1000, minEntryBytes: 100, maxEntryBytes: 600 };
+  const opts = { budgetBytes: 1000, minEntryBytes: 100, maxEntryBytes: 600, ttlMs: 10_000 };
+
+  it('wants an answer between the minimum and maximum size once it is asked for twice within the TTL', () => {
+    let now = 0;
+    const c = new ListResultCache(opts, () => now);
+    assert.equal(c.wants('k', 99), false);
+    assert.equal(c.wants('k', 99), false, 'too small, however often');
+    assert.equal(c.wants('k', 601), false);
+    assert.equal(c.wants('k', 601), false, 'too large, however often');
+    assert.equal(c.wants('k', 100), false, 'the first ask only marks the key');
+    assert.equal(c.wants('k', 100), true, 'the second is worth sharing');
+    assert.equal(c.wants('j', 600), false);
+    now += 10_001;
+    assert.equal(c.wants('j', 600), false, 'a mark older than the TTL counts as a first ask');
+    assert.equal(c.wants('j', 600), true);
+  });
 
   it('keeps only answers between the minimum and maximum size', () => {
     const c = new ListResultCache(opts);
-    assert.equal(c.wants(99), false);
-    assert.equal(c.wants(100), true);
-    assert.equal(c.wants(600), true);
-    assert.equal(c.wants(601), false);
     c.put('small', reply(50));
     c.put('huge', reply(700));
     assert.equal(c.size, 0);
@@ -35,9 +46,27 @@ describe('ListResultCache', () => {
     assert.equal(c.misses, 1);
   });
 
+  it('forgets answers older than the TTL, on lookup and on a sweep', () => {
+    let now = 1_000;
+    const c = new ListResultCache(opts, () => now);
+    const a = reply(300);
+    c.put('a', a);
+    now += 5_000;
+    c.put('b', reply(300));
+    assert.equal(c.get('a'), a, 'within the TTL');
+    now += 5_001;
+    assert.equal(c.get('a'), undefined, 'a expired');
+    assert.equal(c.bytes, 300, 'its bytes are released');
+    now += 5_000;
+    c.sweep();
+    assert.equal(c.size, 0, 'b swept');
+    assert.equal(c.bytes, 0);
+  });
+
   it('keeps nothing with a zero budget', () => {
     const c = new ListResultCache({ ...opts, budgetBytes: 0 });
-    assert.equal(c.wants(200), false);
+    assert.equal(c.wants('a', 200), false);
+    assert.equal(c.wants('a', 200), false);
     c.put('a', reply(200));
     assert.equal(c.size, 0);
   });

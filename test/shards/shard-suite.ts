@@ -121,11 +121,14 @@ export function runShardSuite(name: string, makeBackend: () => Promise<BackendFi
     it('shares one large list answer between clients asking for the same revision, and builds a new one after a write', async () => {
       const n = freshNs();
       for (let i = 0; i < 300; i++) await router.create('/configmaps', `/configmaps/${n}/c${String(i).padStart(3, '0')}`, configMapBytes(n, `c${i}`, { fill: 'x'.repeat(1000) }));
+      const first = await router.list('/configmaps', { kind: 'latest' }, { namespace: n });
+      assert.ok(first.items.buffer instanceof ArrayBuffer, 'the first ask is moved, not kept');
       const a = await router.list('/configmaps', { kind: 'latest' }, { namespace: n });
       const b = await router.list('/configmaps', { kind: 'any' }, { namespace: n });
       assert.equal(a.count, 300);
       assert.ok(a.items.byteLength > 256 * 1024, `${a.items.byteLength} bytes: large enough to share`);
-      assert.ok(a.items.buffer instanceof SharedArrayBuffer, 'a large answer is built shared');
+      assert.ok(a.items.buffer instanceof SharedArrayBuffer, 'asked again: built shared');
+      assert.ok(Buffer.from(first.items).equals(Buffer.from(a.items)), 'the same answer');
       assert.equal(a.revision, b.revision);
       // The same memory: a byte changed through one view shows through the other.
       const saved = a.items[0]!;
@@ -133,8 +136,10 @@ export function runShardSuite(name: string, makeBackend: () => Promise<BackendFi
       assert.equal(b.items[0], 0x20, 'both replies view one buffer');
       a.items[0] = saved;
       await router.create('/configmaps', `/configmaps/${n}/zzz`, configMapBytes(n, 'zzz', {}));
+      await router.list('/configmaps', { kind: 'latest' }, { namespace: n });
       const c = await router.list('/configmaps', { kind: 'latest' }, { namespace: n });
       assert.equal(c.count, 301, 'a write makes a new answer');
+      assert.ok(c.items.buffer instanceof SharedArrayBuffer);
       c.items[0] = 0x20;
       assert.equal(a.items[0], saved, 'the new answer has memory of its own');
       const small = await router.list('/configmaps', { kind: 'latest' }, { namespace: n, name: 'c1' });
