@@ -5,7 +5,9 @@
  * create carries its wall-clock send time in a data field; the writer keeps
  * each write's acknowledgement time by name (the sequence number in the
  * name); the workers keep each event's receipt time; the join happens at the
- * end of each step, on the monotonic clock all processes share.
+ * end of each step, on the monotonic clock all processes share. Watchers
+ * ask for JSON or Protobuf (one encoding per scenario); the join needs only
+ * the name, which both carry, so the delay is measured the same way.
  */
 import { readFileSync } from 'node:fs';
 import type { ServerHandle } from '../api/server.ts';
@@ -16,7 +18,7 @@ import { OutsideLoad } from './quiet.ts';
 import { Http, nowMs, Tally } from './http.ts';
 import type { Worker, WorkerPool } from './pool.ts';
 import type { LevelResult, Progress, Request, WatchClosed, WatchOpened } from './protocol.ts';
-import type { WatchProtocol, WatchSettings } from './settings.ts';
+import type { WatchEncoding, WatchProtocol, WatchSettings } from './settings.ts';
 
 export const CM_PATH = '/api/v1/namespaces/default/configmaps';
 
@@ -63,6 +65,7 @@ export interface StepRow {
 
 export interface ScenarioResult {
   readonly proto: WatchProtocol;
+  readonly encoding: WatchEncoding;
   readonly watchers: number;
   readonly requested: number;
   readonly capNote: string;
@@ -218,7 +221,7 @@ export class FanoutRunner {
     this.#writer = new Writer(server, s);
   }
 
-  async run(proto: WatchProtocol, requested: number): Promise<ScenarioResult> {
+  async run(proto: WatchProtocol, encoding: WatchEncoding, requested: number): Promise<ScenarioResult> {
     const s = this.s;
     const { count: watchers, note: capNote } = watcherCap(requested, proto, s);
     const prefix = `wf${++this.#scenario}${proto}-`;
@@ -233,7 +236,7 @@ export class FanoutRunner {
     const opened = await this.pool.all<WatchOpened | null>(
       (w) =>
         shares[w.index]! > 0
-          ? { t: 'watch-open', conn, proto, path, count: shares[w.index]!, streamsPerConn: s.h2Streams, namePrefix: prefix, connectConcurrency: proto === 'h1' ? 64 : 200 }
+          ? { t: 'watch-open', conn, proto, encoding, path, count: shares[w.index]!, streamsPerConn: s.h2Streams, namePrefix: prefix, connectConcurrency: proto === 'h1' ? 64 : 200 }
           : null,
       600_000,
     );
@@ -241,7 +244,7 @@ export class FanoutRunner {
     const openOk = opened.reduce((a, o) => a + (o?.opened ?? 0), 0);
     const openFailed = opened.reduce((a, o) => a + (o?.failed ?? 0), 0);
     const openSamples = opened.flatMap((o) => o?.samples ?? []).slice(0, 4);
-    this.log(`  ${proto} ${watchers} watchers: ${openOk} open, ${openFailed} failed, in ${(openMs / 1000).toFixed(1)} s`);
+    this.log(`  ${proto} ${encoding} ${watchers} watchers: ${openOk} open, ${openFailed} failed, in ${(openMs / 1000).toFixed(1)} s`);
     await this.quiet.waitQuiet();
     const rssOpen = processRss(this.server.pid) ?? Number.NaN;
 
@@ -251,7 +254,7 @@ export class FanoutRunner {
     let droppedSoFar = 0;
     let errorsSoFar = 0;
     const active = shares.map((n) => n > 0);
-    let closed: WatchClosed = { dropped: 0, errors: 0, samples: [], bytes: 0 };
+    let closed: WatchClosed = { dropped: 0, errors: 0, samples: [], bytes: 0, events: 0 };
     try {
       if (openOk > 0) {
         // Warm-up: a few events through every stream before the measured steps.
@@ -294,13 +297,16 @@ export class FanoutRunner {
       } else stoppedBecause = 'no watcher could be opened';
     } finally {
       closed = (await this.pool.all<WatchClosed | null>((w) => (active[w.index] ? { t: 'watch-close' } : null))).reduce<WatchClosed>(
-        (a, c) => (c === null ? a : { dropped: a.dropped + c.dropped, errors: a.errors + c.errors, samples: [...a.samples, ...c.samples].slice(0, 4), bytes: a.bytes + c.bytes }),
-        { dropped: 0, errors: 0, samples: [], bytes: 0 },
+        (a, c) =>
+          c === null
+            ? a
+            : { dropped: a.dropped + c.dropped, errors: a.errors + c.errors, samples: [...a.samples, ...c.samples].slice(0, 4), bytes: a.bytes + c.bytes, events: a.events + c.events },
+        { dropped: 0, errors: 0, samples: [], bytes: 0, events: 0 },
       );
     }
     // Let the server close the sockets before the next scenario.
     await sleep(1000);
-    return { proto, watchers: openOk, requested, capNote, opened: openOk, openFailed, openMs, openSamples, rssIdle, rssOpen, steps, closed, stoppedBecause };
+    return { proto, encoding, watchers: openOk, requested, capNote, opened: openOk, openFailed, openMs, openSamples, rssIdle, rssOpen, steps, closed, stoppedBecause };
   }
 
   async #step(

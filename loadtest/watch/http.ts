@@ -10,6 +10,8 @@ export const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 export const JSON_TYPE = 'application/json';
 export const PROTOBUF_TYPE = 'application/vnd.orch.protobuf';
+/** Content-Type of a Protobuf watch answer. */
+export const PROTOBUF_WATCH_TYPE = `${PROTOBUF_TYPE};stream=watch`;
 
 /** Free keep-alive sockets idle this long are closed by the client (below uWS's 10 s idle timeout). */
 export const IDLE_SOCKET_MS = 8000;

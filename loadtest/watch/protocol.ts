@@ -1,6 +1,6 @@
 /** Messages between the benchmark process and its client worker processes (IPC, JSON). */
 import type { HistogramSummary } from './histogram.ts';
-import type { WatchProtocol } from './settings.ts';
+import type { WatchEncoding, WatchProtocol } from './settings.ts';
 
 /** How a worker reaches the server: TLS to the loopback port, with a bearer token or a client certificate. */
 export interface Conn {
@@ -16,6 +16,8 @@ export type Request =
       t: 'watch-open';
       conn: Conn;
       proto: WatchProtocol;
+      /** What the watchers ask for (Accept) and parse. */
+      encoding: WatchEncoding;
       /** Path with query (watch=1&resourceVersion=...). */
       path: string;
       count: number;
@@ -78,6 +80,8 @@ export interface WatchClosed {
   samples: string[];
   /** Bytes received by all watchers since opened. */
   bytes: number;
+  /** Events of the run's objects received by all watchers since opened (steps run again and late copies included), for bytes per event. */
+  events: number;
 }
 
 export interface StormPrepared {

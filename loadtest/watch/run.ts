@@ -24,7 +24,7 @@ import { Http, IDLE_SOCKET_MS, nowMs } from './http.ts';
 import { fillObjects, LIST_MODES, measureList, MODE_LABEL, serverRss, type Encoding, type FillResult, type Kind, type ListRow } from './lists.ts';
 import { WorkerPool } from './pool.ts';
 import { OutsideLoad, waitIdle } from './quiet.ts';
-import { loadWatchSettings, type WatchSettings } from './settings.ts';
+import { loadWatchSettings, type WatchEncoding, type WatchProtocol, type WatchSettings } from './settings.ts';
 import { RELIST_USER, runStorm, type StormRow } from './storm.ts';
 
 type Section = 'fanout' | 'list' | 'relist';
@@ -72,6 +72,15 @@ class Report {
 }
 
 const FRONT: Record<'h1' | 'h2', string> = { h1: 'uWS, HTTP/1.1', h2: 'secure port, HTTP/2' };
+const ENCODING_LABEL: Record<WatchEncoding, string> = { json: 'JSON', protobuf: 'Protobuf' };
+
+/** A fan-out scenario's front and encoding, as its rows, anomalies and verdicts name it. */
+const scenarioLabel = (proto: WatchProtocol, encoding: WatchEncoding): string => `${FRONT[proto]}, ${ENCODING_LABEL[encoding]}`;
+
+/** Response body bytes the watchers of a scenario received per event (every step, run again or not; JSON's establishing space counts too). */
+function bytesPerEvent(sc: ScenarioResult): number {
+  return sc.closed.events > 0 ? sc.closed.bytes / sc.closed.events : Number.NaN;
+}
 
 /** The best clean step of a scenario whose p99 meets the target. */
 function bestWithin(sc: ScenarioResult, p99Ms: number): StepRow | null {
@@ -81,6 +90,35 @@ function bestWithin(sc: ScenarioResult, p99Ms: number): StepRow | null {
     if (best === null || st.eventsDelivered > best.eventsDelivered) best = st;
   }
   return best;
+}
+
+/** The best clean step of a scenario (highest delivery), whatever its p99. */
+function bestClean(sc: ScenarioResult): StepRow | null {
+  let best: StepRow | null = null;
+  for (const st of sc.steps) if (!st.warmup && st.ok && (best === null || st.eventsDelivered > best.eventsDelivered)) best = st;
+  return best;
+}
+
+/** One line per front and watcher count run in several encodings: how far each went, and at what cost per event. */
+function encodingComparison(results: readonly ScenarioResult[]): string[] {
+  const lines: string[] = [];
+  const groups = new Map<string, ScenarioResult[]>();
+  for (const sc of results) {
+    const key = `${sc.proto} ${sc.requested}`;
+    groups.set(key, [...(groups.get(key) ?? []), sc]);
+  }
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    const parts = group.map((sc) => {
+      const st = bestClean(sc);
+      const head = `${ENCODING_LABEL[sc.encoding]} ${fmtInt(bytesPerEvent(sc))} bytes/event`;
+      if (st === null) return `${head}, no clean step (stopped: ${sc.stoppedBecause})`;
+      const perEvent = (cores: number): string => fmtNum((cores / Math.max(st.eventsDelivered, 1)) * 1e6);
+      return `${head}, best clean step ${fmtInt(st.eventsDelivered)} events/s delivered at p99 ${ms(st.p99)}, server ${perEvent(st.serverCores)} µs and watcher clients ${perEvent(st.clientCores)} µs of CPU per event`;
+    });
+    lines.push(`${FRONT[group[0]!.proto]}, ${fmtInt(group[0]!.watchers)} watchers, by encoding: ${parts.join('; ')}.`);
+  }
+  return lines;
 }
 
 async function withServer<T>(backend: BackendName, quiet: OutsideLoad, pool: WorkerPool, fn: (server: ServerHandle, etcd: EtcdHandle | null) => Promise<T>): Promise<T> {
@@ -107,12 +145,15 @@ async function fanoutSection(report: Report, pool: WorkerPool, quiet: OutsideLoa
     try {
       for (const proto of s.protocols) {
         for (const count of s.counts) {
-          if (nowMs() > deadline) break;
-          const sc = await runner.run(proto, count);
-          results.push(sc);
-          if (!server.alive()) {
-            report.anomaly(`the server died during the ${FRONT[proto]} fan-out with ${count} watchers:\n${server.stderrTail()}`);
-            return;
+          // The encodings of one watcher count run back to back, so that they compare under the same conditions.
+          for (const encoding of s.encodings) {
+            if (nowMs() > deadline) break;
+            const sc = await runner.run(proto, encoding, count);
+            results.push(sc);
+            if (!server.alive()) {
+              report.anomaly(`the server died during the ${scenarioLabel(proto, encoding)} fan-out with ${count} watchers:\n${server.stderrTail()}`);
+              return;
+            }
           }
         }
       }
@@ -124,7 +165,7 @@ async function fanoutSection(report: Report, pool: WorkerPool, quiet: OutsideLoa
   const rows: Table['rows'][number][] = [];
   for (const sc of results) {
     rows.push({
-      section: `${FRONT[sc.proto]}: ${fmtInt(sc.watchers)} watchers${sc.capNote ? ` (${sc.capNote})` : ''}; opened in ${fmtNum(sc.openMs / 1000)} s${sc.openFailed ? `, ${sc.openFailed} failed to open` : ''}; server RSS ${mb(sc.rssIdle)} before, ${mb(sc.rssOpen)} with the watchers open; stopped: ${sc.stoppedBecause}`,
+      section: `${scenarioLabel(sc.proto, sc.encoding)}: ${fmtInt(sc.watchers)} watchers${sc.capNote ? ` (${sc.capNote})` : ''}; opened in ${fmtNum(sc.openMs / 1000)} s${sc.openFailed ? `, ${sc.openFailed} failed to open` : ''}; server RSS ${mb(sc.rssIdle)} before, ${mb(sc.rssOpen)} with the watchers open; ${fmtInt(bytesPerEvent(sc))} bytes received per event; stopped: ${sc.stoppedBecause}`,
     });
     for (const st of sc.steps) {
       rows.push([
@@ -153,9 +194,9 @@ async function fanoutSection(report: Report, pool: WorkerPool, quiet: OutsideLoa
           .join('; '),
       ]);
     }
-    if (sc.openFailed > 0) report.anomaly(`${FRONT[sc.proto]}, ${sc.requested} watchers: ${sc.openFailed} watches failed to open; e.g. ${sc.openSamples.join(' | ')}`);
+    if (sc.openFailed > 0) report.anomaly(`${scenarioLabel(sc.proto, sc.encoding)}, ${sc.requested} watchers: ${sc.openFailed} watches failed to open; e.g. ${sc.openSamples.join(' | ')}`);
     for (const st of sc.steps) {
-      const where = `${FRONT[sc.proto]}, ${fmtInt(sc.watchers)} watchers, ${st.warmup ? 'warm-up' : `${fmtInt(st.eventsOffered)} events/s offered`}`;
+      const where = `${scenarioLabel(sc.proto, sc.encoding)}, ${fmtInt(sc.watchers)} watchers, ${st.warmup ? 'warm-up' : `${fmtInt(st.eventsOffered)} events/s offered`}`;
       if (st.dropped > 0) report.anomaly(`${where}: ${st.dropped} watcher(s) dropped while reading; e.g. ${st.samples.join(' | ')}`);
       if (st.errors > 0) report.anomaly(`${where}: ${st.errors} ERROR/unexpected events; e.g. ${st.samples.join(' | ')}`);
       if (st.writeErrors.total > 0) report.anomaly(`${where}: write errors ${st.writeErrors.describe()}; e.g. ${st.writeErrors.samples.join(' | ')}`);
@@ -170,7 +211,7 @@ async function fanoutSection(report: Report, pool: WorkerPool, quiet: OutsideLoa
       const used = last.serverCores + last.clientCores + last.benchCores + last.otherCores;
       const perEvent = (cores: number): string => `${fmtNum((cores / Math.max(last.eventsDelivered, 1)) * 1e6)} µs`;
       report.notes.push(
-        `${FRONT[sc.proto]}, ${fmtInt(sc.watchers)} watchers, stopped at ${fmtInt(last.eventsOffered)} events/s offered (${last.why}): the machine's ${machineInfo().nproc} CPUs were ${fmtNum(used)} cores busy — server ${last.serverCores.toFixed(2)}, watcher workers ${last.clientCores.toFixed(2)}, writer/benchmark ${last.benchCores.toFixed(2)}, other processes ${last.otherCores.toFixed(2)}; per delivered event the server spent ${perEvent(last.serverCores)} of CPU and the watcher clients ${perEvent(last.clientCores)}; creates took p99 ${ms(last.createP99)} (the writer's acknowledgements were delayed as much as the events, so the delay from the ack, ${ms(last.p99)} p99, understates the delay from the send, ${ms(last.p99Send)} p99).`,
+        `${scenarioLabel(sc.proto, sc.encoding)}, ${fmtInt(sc.watchers)} watchers, stopped at ${fmtInt(last.eventsOffered)} events/s offered (${last.why}): the machine's ${machineInfo().nproc} CPUs were ${fmtNum(used)} cores busy — server ${last.serverCores.toFixed(2)}, watcher workers ${last.clientCores.toFixed(2)}, writer/benchmark ${last.benchCores.toFixed(2)}, other processes ${last.otherCores.toFixed(2)}; per delivered event the server spent ${perEvent(last.serverCores)} of CPU and the watcher clients ${perEvent(last.clientCores)}; creates took p99 ${ms(last.createP99)} (the writer's acknowledgements were delayed as much as the events, so the delay from the ack, ${ms(last.p99)} p99, understates the delay from the send, ${ms(last.p99Send)} p99).`,
       );
     }
   }
@@ -178,6 +219,7 @@ async function fanoutSection(report: Report, pool: WorkerPool, quiet: OutsideLoa
     title: 'Watch fan-out',
     intro: [
       `Watchers: \`GET ${'/api/v1/namespaces/default/configmaps'}?watch=1&resourceVersion=<rv of a LIST>\`, spread over ${s.workers} worker processes; HTTP/1.1: one TLS connection per watcher on the uWS port; HTTP/2: ${s.h2Streams} streams per connection on the secure port (4 MiB stream window, 1 GiB connection window).`,
+      `Encodings (${s.encodings.map((e) => ENCODING_LABEL[e]).join(', ')}; \`BENCH_WATCH_ENCODINGS\`): JSON — \`Accept: application/json\`, one event per line, the name found by a byte search; Protobuf — \`Accept: application/vnd.orch.protobuf\` (as client-go informers of built-in types watch), the answer's Content-Type checked, length-prefixed WatchEvent frames whose type, name and resourceVersion are read by offsets without decoding the object (loadtest/watch/pbframes.ts); an unreadable frame counts as an error. uWS cannot send a response head alone and a Protobuf stream has no filler, so a Protobuf watch on HTTP/1.1 counts as opened once its request is sent; its head comes with the first event.`,
       `Writer: this process, creates of ~1 KiB ConfigMaps through uWS (keep-alive, up to ${s.writerInflight} in flight), open loop at the offered rate for ${s.levelMs / 1000} s per step (at least ${s.minWrites} writes); each body carries its wall-clock send time (\`data.sent\`); the ack time of each write is kept by name.`,
       `Delay = receipt by the watcher − the writer's acknowledgement (201 received), on the monotonic clock all processes share, joined by name after each step; receipt time is per TLS read, so every event in a read gets the same time. Events delivered/s = events received by all watchers ÷ (last receipt − first send) of the step.`,
       `Steps rise in offered events/s (writes/s × watchers): ${s.eventLevels.map(fmtInt).join(', ')}; a scenario stops at the first step with a dropped watcher, a missing event ${s.drainMs / 1000} s after the last write, an error, p99 > ${s.stopP99Ms} ms, or the writer below 90% of its rate. Every watcher reads all the time (flowing streams): none should ever be dropped.`,
@@ -190,9 +232,8 @@ async function fanoutSection(report: Report, pool: WorkerPool, quiet: OutsideLoa
     },
   });
 
-  for (const proto of s.protocols) {
-    const sc = results.find((r) => r.proto === proto && r.requested === TARGET_WATCHERS);
-    if (!sc) continue;
+  for (const sc of results) {
+    if (sc.requested !== TARGET_WATCHERS) continue;
     const best = bestWithin(sc, TARGET_P99_MS);
     const ok = best !== null && best.eventsDelivered >= TARGET_EVENTS;
     const anyStep = sc.steps.filter((x) => !x.warmup);
@@ -200,7 +241,7 @@ async function fanoutSection(report: Report, pool: WorkerPool, quiet: OutsideLoa
     let strict: StepRow | null = null;
     for (const st of anyStep) if (st.ok && st.p99Send <= TARGET_P99_MS && (strict === null || st.eventsDelivered > strict.eventsDelivered)) strict = st;
     report.verdict(
-      `${FRONT[proto]}: >= ${fmtInt(TARGET_EVENTS)} events/s to ${TARGET_WATCHERS} watchers with p99 <= ${TARGET_P99_MS} ms (delay from the write's acknowledgement)`,
+      `${scenarioLabel(sc.proto, sc.encoding)}: >= ${fmtInt(TARGET_EVENTS)} events/s to ${TARGET_WATCHERS} watchers with p99 <= ${TARGET_P99_MS} ms (delay from the write's acknowledgement)`,
       ok,
       (best
         ? `best clean step within p99 ${TARGET_P99_MS} ms: ${fmtInt(best.eventsDelivered)} events/s delivered (${fmtNum(best.writesPerSec)} writes/s), p99 ${ms(best.p99)} from the ack (${ms(best.p99Send)} from the send)`
@@ -209,6 +250,7 @@ async function fanoutSection(report: Report, pool: WorkerPool, quiet: OutsideLoa
         (best && best.otherCores > 0.25 ? `; other processes used ${best.otherCores.toFixed(2)} cores during that step` : ''),
     );
   }
+  report.notes.push(...encodingComparison(results));
   const drops = results.reduce((a, r) => a + r.steps.reduce((b, st) => b + st.dropped, 0), 0);
   if (results.length > 0) {
     report.verdict(

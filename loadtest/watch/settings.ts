@@ -7,6 +7,11 @@
  *   BENCH_WATCH_PROTOCOLS=h1,h2           h1: HTTP/1.1 on the uWS port, one connection per watcher;
  *                                         h2: HTTP/2 streams on the secure port
  *   BENCH_WATCH_H2_STREAMS=100            watch streams per HTTP/2 connection
+ *   BENCH_WATCH_ENCODINGS=json            encodings the fan-out scenarios run with, each in turn (json,protobuf for both):
+ *                                         json: Accept: application/json, one event per line;
+ *                                         protobuf: Accept: application/vnd.orch.protobuf, length-prefixed WatchEvent
+ *                                         frames, as client-go informers of built-in types watch (JSON only by default
+ *                                         to keep the default run time)
  *   BENCH_WATCH_EVENT_LEVELS=50000,120000,250000,500000,1000000
  *                                         offered events/s (writes/s x watchers) of the rising steps;
  *                                         writes/s = level / watchers (500 watchers: 100, 240, 500, 1,000, 2,000 writes/s;
@@ -35,12 +40,14 @@ import { envNumber } from '../lib/env.ts';
 
 export type WatchProtocol = 'h1' | 'h2';
 export type RelistVariant = 'admin' | 'cert';
+export type WatchEncoding = 'json' | 'protobuf';
 
 export interface WatchSettings {
   readonly workers: number;
   readonly counts: readonly number[];
   readonly protocols: readonly WatchProtocol[];
   readonly h2Streams: number;
+  readonly encodings: readonly WatchEncoding[];
   readonly eventLevels: readonly number[];
   readonly levelMs: number;
   readonly minWrites: number;
@@ -84,6 +91,7 @@ export function loadWatchSettings(): WatchSettings {
     counts: numberList('BENCH_WATCH_COUNTS', [500, 1000, 10_000]).map(Math.round),
     protocols: wordList('BENCH_WATCH_PROTOCOLS', ['h1', 'h2'], ['h1', 'h2']),
     h2Streams: int('BENCH_WATCH_H2_STREAMS', 100),
+    encodings: wordList('BENCH_WATCH_ENCODINGS', ['json', 'protobuf'], ['json']),
     eventLevels: numberList('BENCH_WATCH_EVENT_LEVELS', [50_000, 120_000, 250_000, 500_000, 1_000_000]),
     levelMs: int('BENCH_WATCH_LEVEL_MS', 3000),
     minWrites: int('BENCH_WATCH_MIN_WRITES', 15),

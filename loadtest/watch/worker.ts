@@ -10,13 +10,19 @@
  *
  * Events are found without JSON.parse: one watch event per line, the object's
  * name located by a byte search, so that a worker can take hundreds of
- * thousands of events per second.
+ * thousands of events per second. Protobuf watchers (what client-go
+ * informers of built-in types use) split the stream into length-prefixed
+ * frames and read the type, name and resourceVersion by offsets
+ * (pbframes.ts), without decoding the object, for the same reason.
  */
 import http2 from 'node:http2';
 import https from 'node:https';
 import tls from 'node:tls';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { Histogram } from './histogram.ts';
+import { JSON_TYPE, PROTOBUF_TYPE, PROTOBUF_WATCH_TYPE } from './http.ts';
+import { EventFields, eventText, FrameStream, isErrorEvent, scanWatchEvent, statusSummary } from './pbframes.ts';
+import type { WatchEncoding } from './settings.ts';
 import type { Conn, LevelResult, Progress, Reply, Request, StormPrepared, StormResult, WatchClosed, WatchOpened } from './protocol.ts';
 
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -31,6 +37,8 @@ interface Watcher {
   established: boolean;
   /** Unfinished line carried over to the next chunk. */
   tail: Buffer | null;
+  /** Protobuf watchers: the frame splitter of the stream (null for JSON). */
+  readonly frames: FrameStream | null;
   close(): void;
 }
 
@@ -40,10 +48,16 @@ class WatchSet {
   agent: https.Agent | null = null;
   readonly #pattern: Buffer;
   readonly #errorPattern = Buffer.from('"type":"ERROR"');
+  /** The objects' name prefix, for Protobuf events (their names are bytes of their own, not within a JSON line). */
+  readonly #prefix: Buffer;
+  /** Scratch of the Protobuf scanner, reused for every frame. */
+  readonly #fields = new EventFields();
   closing = false;
   dropped = 0;
   errors = 0;
   bytes = 0;
+  /** Events of the run's objects since opened, whatever the step (for bytes per event). */
+  events = 0;
   samples: string[] = [];
   // The current step.
   base = 0;
@@ -53,8 +67,12 @@ class WatchSet {
   duplicates = 0;
   outOfStep = 0;
 
-  constructor(namePrefix: string) {
+  constructor(
+    namePrefix: string,
+    readonly encoding: WatchEncoding,
+  ) {
     this.#pattern = Buffer.from(`"name":"${namePrefix}`);
+    this.#prefix = Buffer.from(namePrefix);
   }
 
   sample(text: string): void {
@@ -73,10 +91,81 @@ class WatchSet {
     w.alive = false;
     if (this.closing) return;
     this.dropped++;
-    this.sample(`watcher ${w.index}: ${why}`);
+    const partial = w.frames?.pending ?? 0;
+    this.sample(`watcher ${w.index}: ${why}${partial > 0 ? ` (${partial} bytes of an unfinished frame left)` : ''}`);
+  }
+
+  /** The watch answered with something else than asked (status, Content-Type) after it was counted as opened. */
+  failed(w: Watcher, why: string): void {
+    if (w.alive && !this.closing) this.errors++;
+    this.lost(w, why);
+    w.close();
+  }
+
+  /** Event `seq` of the run reached watcher `w` at `t`. */
+  record(w: Watcher, seq: number, t: number): void {
+    this.events++;
+    const off = seq - this.base;
+    if (off >= 0 && off < this.count) {
+      const slot = w.index * this.count + off;
+      if (this.recv[slot] === 0) {
+        this.recv[slot] = t;
+        this.received++;
+      } else this.duplicates++;
+    } else this.outOfStep++;
   }
 
   onData(w: Watcher, chunk: Buffer): void {
+    if (w.frames !== null) this.onProtobuf(w, w.frames, chunk);
+    else this.onJson(w, chunk);
+  }
+
+  onProtobuf(w: Watcher, frames: FrameStream, chunk: Buffer): void {
+    const t = nowMs();
+    this.bytes += chunk.length;
+    const err = frames.push(chunk, (buf, start, end) => this.#frame(w, buf, start, end, t));
+    // A stream that cannot be framed any more is lost: counted once, as an error and a drop.
+    if (err !== null && w.alive) this.failed(w, `Protobuf stream: ${err}`);
+  }
+
+  /** One Protobuf WatchEvent (buf[start, end), the length prefix excluded), received at `t`. */
+  #frame(w: Watcher, buf: Buffer, start: number, end: number, t: number): void {
+    const f = this.#fields;
+    const err = scanWatchEvent(buf, start, end, f);
+    if (err !== null) {
+      this.errors++;
+      this.sample(`watcher ${w.index}: unreadable Protobuf frame of ${end - start} bytes (${err}): ${buf.subarray(start, Math.min(end, start + 48)).toString('hex')}`);
+      return;
+    }
+    if (isErrorEvent(buf, f)) {
+      this.errors++;
+      this.sample(`watcher ${w.index}: ERROR event: ${statusSummary(buf, f)}`);
+      return;
+    }
+    const seq = this.#seqOf(buf, f);
+    if (seq < 0) {
+      this.errors++;
+      this.sample(`watcher ${w.index}: unexpected event ${JSON.stringify(eventText(buf, f))}`);
+      return;
+    }
+    this.record(w, seq, t);
+  }
+
+  /** The sequence number in an event's object name (`${namePrefix}${seq}`), or -1 for another name. */
+  #seqOf(buf: Buffer, f: EventFields): number {
+    const p = this.#prefix;
+    const digits = f.nameStart + p.length;
+    if (f.nameStart < 0 || digits >= f.nameEnd || p.compare(buf, f.nameStart, digits) !== 0) return -1;
+    let seq = 0;
+    for (let i = digits; i < f.nameEnd; i++) {
+      const c = buf[i]! - 48;
+      if (c < 0 || c > 9) return -1;
+      seq = seq * 10 + c;
+    }
+    return seq;
+  }
+
+  onJson(w: Watcher, chunk: Buffer): void {
     const t = nowMs();
     this.bytes += chunk.length;
     let buf = chunk;
@@ -98,14 +187,7 @@ class WatchSet {
           if (c === QUOTE) break;
           seq = seq * 10 + (c - 48);
         }
-        const off = seq - this.base;
-        if (off >= 0 && off < this.count) {
-          const slot = w.index * this.count + off;
-          if (this.recv[slot] === 0) {
-            this.recv[slot] = t;
-            this.received++;
-          } else this.duplicates++;
-        } else this.outOfStep++;
+        this.record(w, seq, t);
       } else {
         const line = buf.subarray(pos, nl);
         if (line.indexOf(this.#errorPattern) >= 0) {
@@ -141,13 +223,56 @@ async function limited<T>(n: number, concurrency: number, fn: (i: number) => Pro
   return out;
 }
 
-function authHeaders(conn: Conn): Record<string, string> {
-  const h: Record<string, string> = { accept: 'application/json' };
+function authHeaders(conn: Conn, accept: string = JSON_TYPE): Record<string, string> {
+  const h: Record<string, string> = { accept };
   if (conn.token) h['authorization'] = `Bearer ${conn.token}`;
   return h;
 }
 
-/** Opens one HTTP/1.1 watch on its own TLS connection; resolves once the response head is in. */
+/** Why a watch answer's head is not what the watcher asked for, or null when it is. */
+function badHead(encoding: WatchEncoding, status: number, contentType: string | string[] | undefined): string | null {
+  if (status !== 200) return `status ${status}`;
+  if (encoding !== 'protobuf') return null;
+  const got = String(contentType ?? '').replace(/\s+/g, '').toLowerCase();
+  return got === PROTOBUF_WATCH_TYPE ? null : `Content-Type ${contentType === undefined ? '(none)' : String(contentType)}, expected ${PROTOBUF_WATCH_TYPE}`;
+}
+
+function newWatcher(set: WatchSet, index: number, close: () => void): Watcher {
+  const w: Watcher = { index, alive: false, established: false, tail: null, frames: set.encoding === 'protobuf' ? new FrameStream() : null, close };
+  set.watchers[index] = w;
+  return w;
+}
+
+/**
+ * Calls `cb` once the whole request is written on an established TLS
+ * connection (the agent makes a new connection per watch). Why Protobuf
+ * watches on HTTP/1.1 count as opened then, not at the response head: uWS
+ * cannot send a head alone and a Protobuf stream has no filler to carry it,
+ * so the head comes with the first event, and waiting for it would hold
+ * every watcher until the first write. The watch starts at a
+ * resourceVersion, so no event is missed however late the server registers
+ * it; the head is checked when it comes (status, Content-Type), and the
+ * warm-up step shows every watcher getting its events.
+ */
+function whenSent(req: ClientRequest, cb: () => void): void {
+  let connected = false;
+  let finished = false;
+  const check = (): void => {
+    if (connected && finished) cb();
+  };
+  req.on('socket', (sock) =>
+    sock.once('secureConnect', () => {
+      connected = true;
+      check();
+    }),
+  );
+  req.on('finish', () => {
+    finished = true;
+    check();
+  });
+}
+
+/** Opens one HTTP/1.1 watch on its own TLS connection; resolves once the response head is in (Protobuf: see whenSent). */
 function openH1(set: WatchSet, index: number, agent: https.Agent, conn: Conn, path: string): Promise<string | null> {
   return new Promise((resolve) => {
     let settled = false;
@@ -158,36 +283,47 @@ function openH1(set: WatchSet, index: number, agent: https.Agent, conn: Conn, pa
       resolve(err);
     };
     let req: ClientRequest | null = null;
-    const w: Watcher = {
-      index,
-      alive: false,
-      established: false,
-      tail: null,
-      close: () => req?.destroy(),
+    const w = newWatcher(set, index, () => req?.destroy());
+    const establish = (): void => {
+      if (w.established) return;
+      w.alive = true;
+      w.established = true;
+      settle(null);
     };
-    set.watchers[index] = w;
+    // Before it counts as opened, a bad answer is a failure to open; after, an error and a drop.
+    const fail = (why: string): void => (w.established ? set.failed(w, why) : settle(why));
     const timer = setTimeout(() => {
       req?.destroy(new Error(`no response head within ${ESTABLISH_TIMEOUT_MS} ms`));
     }, ESTABLISH_TIMEOUT_MS);
+    const accept = set.encoding === 'protobuf' ? PROTOBUF_TYPE : JSON_TYPE;
     req = https.request(
-      { host: '127.0.0.1', port: conn.port, path, method: 'GET', headers: authHeaders(conn), agent },
+      { host: '127.0.0.1', port: conn.port, path, method: 'GET', headers: authHeaders(conn, accept), agent },
       (res: IncomingMessage) => {
         if (res.statusCode !== 200) {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => settle(`status ${res.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`));
+          res.on('end', () => fail(`status ${res.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`));
           return;
         }
-        w.alive = true;
-        w.established = true;
+        const wrong = badHead(set.encoding, 200, res.headers['content-type']);
+        if (wrong !== null) {
+          fail(wrong);
+          req?.destroy();
+          return;
+        }
+        establish();
         res.on('data', (c: Buffer) => set.onData(w, c));
         res.on('end', () => set.lost(w, 'stream ended by the server'));
         res.on('aborted', () => set.lost(w, 'response aborted'));
         res.on('error', (e: Error) => set.lost(w, `response error: ${e.message}`));
         res.on('close', () => set.lost(w, 'connection closed'));
-        settle(null);
       },
     );
+    if (set.encoding === 'protobuf') {
+      whenSent(req, establish);
+      // Opened before the head (see whenSent): a connection closed before it is a drop.
+      req.on('close', () => set.lost(w, 'connection closed before the response head'));
+    }
     req.on('error', (e: Error) => {
       if (!w.established) settle(`request error: ${e.message}`);
       else set.lost(w, `socket error: ${e.message}`);
@@ -215,17 +351,18 @@ function openH2(set: WatchSet, index: number, session: http2.ClientHttp2Session,
       clearTimeout(timer);
       resolve(err);
     };
-    const stream = session.request({ ':method': 'GET', ':path': path, ...authHeaders(conn) }, { endStream: true });
-    const w: Watcher = { index, alive: false, established: false, tail: null, close: () => stream.close(http2.constants.NGHTTP2_CANCEL) };
-    set.watchers[index] = w;
+    const accept = set.encoding === 'protobuf' ? PROTOBUF_TYPE : JSON_TYPE;
+    const stream = session.request({ ':method': 'GET', ':path': path, ...authHeaders(conn, accept) }, { endStream: true });
+    const w = newWatcher(set, index, () => stream.close(http2.constants.NGHTTP2_CANCEL));
     const timer = setTimeout(() => {
       stream.close(http2.constants.NGHTTP2_CANCEL);
       settle(`no response head within ${ESTABLISH_TIMEOUT_MS} ms`);
     }, ESTABLISH_TIMEOUT_MS);
     stream.on('response', (h) => {
-      const status = Number(h[':status'] ?? 0);
-      if (status !== 200) {
-        settle(`status ${status}`);
+      const wrong = badHead(set.encoding, Number(h[':status'] ?? 0), h['content-type']);
+      if (wrong !== null) {
+        settle(wrong);
+        if (h[':status'] === 200) stream.close(http2.constants.NGHTTP2_CANCEL);
         return;
       }
       w.alive = true;
@@ -249,7 +386,7 @@ function openH2(set: WatchSet, index: number, session: http2.ClientHttp2Session,
 
 async function watchOpen(m: Extract<Request, { t: 'watch-open' }>): Promise<WatchOpened> {
   if (watchSet !== null) throw new Error('watchers already open');
-  const set = new WatchSet(m.namePrefix);
+  const set = new WatchSet(m.namePrefix, m.encoding);
   watchSet = set;
   const t0 = nowMs();
   let errs: Array<string | null>;
@@ -339,7 +476,7 @@ function levelEnd(m: Extract<Request, { t: 'level-end' }>): LevelResult {
 
 async function watchClose(): Promise<WatchClosed> {
   const set = watchSet;
-  if (set === null) return { dropped: 0, errors: 0, samples: [], bytes: 0 };
+  if (set === null) return { dropped: 0, errors: 0, samples: [], bytes: 0, events: 0 };
   set.closing = true;
   for (const w of set.watchers) if (w) w.close();
   await Promise.all(
@@ -359,7 +496,7 @@ async function watchClose(): Promise<WatchClosed> {
   );
   set.agent?.destroy();
   watchSet = null;
-  return { dropped: set.dropped, errors: set.errors, samples: set.samples, bytes: set.bytes };
+  return { dropped: set.dropped, errors: set.errors, samples: set.samples, bytes: set.bytes, events: set.events };
 }
 
 // ---- relist storm ----
