@@ -118,6 +118,12 @@ export interface WatchEncoding {
   contentType: string;
   /** The stream's last frame when it ends with an error (410 Gone, ...), in the stream's encoding. */
   errorFrame(err: StatusError): Uint8Array;
+  /**
+   * A BOOKMARK frame at `revision` for streams that have no harmless filler
+   * to carry the response head where the front end cannot send it alone
+   * (Protobuf on uWS); undefined where none is needed.
+   */
+  bookmarkFrame?: ((revision: number) => Uint8Array) | undefined;
 }
 
 const STATUS_GVK = { group: '', version: 'v1', kind: 'Status' };
@@ -131,8 +137,9 @@ export function watchEncodingFor(rt: ResourceType, n: Negotiated): WatchEncoding
   const jsonError = (err: StatusError): Uint8Array => encoder.encode(`{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}\n`);
   if (n.kind === 'protobuf') {
     const errorFrame = (err: StatusError): Uint8Array => encodeWatchEvent('ERROR', err.toStatus() as unknown as JsonObject, STATUS_GVK);
-    if (rt.conversion === undefined) return { shard: 'protobuf', transform: undefined, contentType: n.contentType, errorFrame };
-    return { shard: 'json', transform: watchFrameTransformer(rt, n), contentType: n.contentType, errorFrame };
+    const bookmarkFrame = (revision: number): Uint8Array => encodeWatchEvent('BOOKMARK', { metadata: { resourceVersion: String(revision) } }, gvkOf(rt));
+    if (rt.conversion === undefined) return { shard: 'protobuf', transform: undefined, contentType: n.contentType, errorFrame, bookmarkFrame };
+    return { shard: 'json', transform: watchFrameTransformer(rt, n), contentType: n.contentType, errorFrame, bookmarkFrame };
   }
   return { shard: 'json', transform: watchFrameTransformer(rt, n), contentType: n.contentType, errorFrame: jsonError };
 }

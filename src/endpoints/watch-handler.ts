@@ -127,8 +127,16 @@ export async function serveWatch(
    */
   const establish = (): void => {
     sendHeader();
-    // (Protobuf streams have no such filler: there the head waits for the first event.)
-    if (!res.closed && !res.flushHead() && contentType.startsWith('application/json')) res.write(SPACE);
+    if (res.closed || res.flushHead()) return;
+    if (contentType.startsWith('application/json')) {
+      res.write(SPACE);
+      return;
+    }
+    // Protobuf frames have no filler. A client that asked for bookmarks and
+    // starts after a known version (an informer resuming from its list) gets
+    // a BOOKMARK at that version: true, and it carries the head, so the
+    // client's watch call returns at once instead of at the first event.
+    if (bookmarks && start.kind === 'from' && encoding.bookmarkFrame !== undefined) res.write(encoding.bookmarkFrame(start.revision));
   };
 
   await new Promise<void>((resolve) => {

@@ -44,12 +44,12 @@ function listMeta(l: JsonList): JsonObject {
 }
 
 /** A raw protobuf watch: collects whole length-prefixed frames. */
-function pbWatch(t: TestServer, path: string): Promise<{ frames: Buffer[]; ended: () => boolean; close(): void; until(pred: () => boolean, what: string): Promise<void>; contentType: string }> {
+function pbWatch(t: TestServer, path: string, uws = false): Promise<{ frames: Buffer[]; ended: () => boolean; close(): void; until(pred: () => boolean, what: string): Promise<void>; contentType: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       {
         host: '127.0.0.1',
-        port: t.securePort,
+        port: uws ? t.uwsPort! : t.securePort,
         path,
         method: 'GET',
         headers: { accept: PB, authorization: `Bearer ${t.server.files.adminToken}` },
@@ -202,6 +202,28 @@ describe('Protobuf lists and watches from the shard', () => {
     } finally {
       pb.close();
       js.close();
+    }
+  });
+
+  it('on uWS, a protobuf watch resuming with bookmarks gets its head at once, carried by a BOOKMARK at its start version', async () => {
+    const start = (await jsonList(t, `${NS}/configmaps`)).metadata.resourceVersion;
+    const t0 = Date.now();
+    // Resolves when the response head arrives: before any change is made.
+    const pb = await pbWatch(t, `${NS}/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=${start}`, true);
+    try {
+      assert.ok(Date.now() - t0 < 5_000, 'the head came without waiting for an event');
+      assert.equal(pb.contentType, PB_WATCH);
+      await pb.until(() => pb.frames.length >= 1, 'the first frame');
+      const first = decodeWatchEvent(pb.frames[0]!);
+      assert.equal(first.type, 'BOOKMARK');
+      assert.equal(first.gvk.kind, 'ConfigMap');
+      assert.equal((first.object['metadata'] as { resourceVersion: string }).resourceVersion, start);
+      assert.equal((await t.request('POST', `${NS}/configmaps`, { metadata: { name: 'after-bookmark' } })).status, 201);
+      await pb.until(() => pb.frames.some((f) => decodeWatchEvent(f).type === 'ADDED'), 'the ADDED event');
+      const added = pb.frames.map((f) => decodeWatchEvent(f)).find((e) => e.type === 'ADDED')!;
+      assert.equal((added.object['metadata'] as { name: string }).name, 'after-bookmark');
+    } finally {
+      pb.close();
     }
   });
 
