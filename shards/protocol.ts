@@ -62,6 +62,8 @@ export type ShardRequest =
       limit?: number | undefined;
       /** The items' wire form; Protobuf only for kinds that have one. */
       encoding?: ListEncoding | undefined;
+      /** Items from startKey on, as the previous page counted them (see CacheListOptions). */
+      remainingFromStart?: number | undefined;
     }
   | { op: 'create'; id: number; resource: string; key: string; value: Uint8Array }
   | { op: 'update'; id: number; resource: string; key: string; value: Uint8Array; expectedRevision: Revision }

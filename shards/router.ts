@@ -133,12 +133,21 @@ export class ShardRouter {
     resource: string,
     read: ReadMode,
     filter: Filter,
-    page: { startKey?: string | undefined; limit?: number | undefined; encoding?: ListEncoding | undefined } = {},
+    page: { startKey?: string | undefined; limit?: number | undefined; encoding?: ListEncoding | undefined; remainingFromStart?: number | undefined } = {},
   ): Promise<ListReply> {
     return this.#timed(
       'list',
       resource,
-      this.shardOf(resource).call({ op: 'list', resource, read, filter, startKey: page.startKey, limit: page.limit, encoding: page.encoding }),
+      this.shardOf(resource).call({
+        op: 'list',
+        resource,
+        read,
+        filter,
+        startKey: page.startKey,
+        limit: page.limit,
+        encoding: page.encoding,
+        remainingFromStart: page.remainingFromStart,
+      }),
     );
   }
 

@@ -323,7 +323,7 @@ export class ShardRuntime {
         const encoding = req.encoding ?? 'json';
         return at.fromStore
           ? this.#listFromStore(r, predicate, at.revision!, req.startKey, req.limit, encoding)
-          : this.#listFromCache(r, predicate, at.revision, req.startKey, req.limit, encoding);
+          : this.#listFromCache(r, predicate, at.revision, req.startKey, req.limit, encoding, req.remainingFromStart);
       }
       case 'create': {
         const r = this.#resource(req.resource);
@@ -403,6 +403,7 @@ export class ShardRuntime {
     startKey: string | undefined,
     limit: number | undefined,
     encoding: ListEncoding,
+    remainingFromStart: number | undefined,
   ): ListReply {
     const keyPrefix = keyPrefixFor(r.spec, predicate);
     const at = revision ?? r.cache.revision;
@@ -414,6 +415,7 @@ export class ShardRuntime {
       revision: at,
       ...(startKey !== undefined ? { startKey } : {}),
       ...(limit !== undefined ? { limit } : {}),
+      ...(remainingFromStart !== undefined ? { remainingFromStart } : {}),
       predicate,
     });
     let shared = false;

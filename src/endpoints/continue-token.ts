@@ -13,6 +13,12 @@ export interface ContinuePosition {
   revision: number;
   /** The next key to return, relative to the resource's key prefix. */
   start: string;
+  /**
+   * Items from `start` to the end of the list as the issuing page counted
+   * them, and the filter they were counted under (a page with another filter
+   * must count again).
+   */
+  remaining?: { count: number; filter: string } | undefined;
 }
 
 interface TokenBody {
@@ -21,6 +27,9 @@ interface TokenBody {
   start: string;
   /** Issue time, epoch ms. */
   t: number;
+  /** Remaining items from start, and the filter they were counted under. */
+  left?: number;
+  f?: string;
 }
 
 export const EXPIRED_CONTINUE_MESSAGE =
@@ -39,6 +48,10 @@ export class ContinueTokens {
 
   encode(pos: ContinuePosition): string {
     const body: TokenBody = { v: 'meta.orch.io/v1', rv: pos.revision, start: pos.start, t: this.#now() };
+    if (pos.remaining !== undefined) {
+      body.left = pos.remaining.count;
+      body.f = pos.remaining.filter;
+    }
     const payload = Buffer.from(JSON.stringify(body)).toString('base64url');
     return `${payload}.${this.#mac(payload)}`;
   }
@@ -61,7 +74,8 @@ export class ContinueTokens {
       throw invalid();
     }
     if (this.#now() - body.t > this.#lifetimeMs) throw errors.expired(EXPIRED_CONTINUE_MESSAGE);
-    return { revision: body.rv, start: body.start };
+    const remaining = Number.isSafeInteger(body.left) && body.left! > 0 && typeof body.f === 'string' ? { count: body.left!, filter: body.f } : undefined;
+    return { revision: body.rv, start: body.start, remaining };
   }
 
   #mac(payload: string): string {

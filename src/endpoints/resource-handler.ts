@@ -100,10 +100,17 @@ async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: Res
   const plan = planList(ctx.req.query, deps.continueTokens);
   const filter = filterFor(ctx, rt, info);
   const startKey = plan.resume ? rt.keyPrefix + plan.resume.start : undefined;
-  const reply = await deps.store.list(rt, plan.read, filter, { startKey, limit: plan.limit, encoding: listEncodingFor(n) });
+  // What the previous page counted as remaining, if it counted under this same filter.
+  const filterKey = JSON.stringify([filter.namespace ?? '', filter.labelSelector ?? '', filter.fieldSelector ?? '']);
+  const known = plan.resume?.remaining?.filter === filterKey ? plan.resume.remaining.count : undefined;
+  const reply = await deps.store.list(rt, plan.read, filter, { startKey, limit: plan.limit, encoding: listEncodingFor(n), remainingFromStart: known });
   let cont: string | undefined;
   if (reply.lastKey !== undefined) {
-    cont = deps.continueTokens.encode({ revision: reply.revision, start: reply.lastKey.slice(rt.keyPrefix.length) + '\x00' });
+    cont = deps.continueTokens.encode({
+      revision: reply.revision,
+      start: reply.lastKey.slice(rt.keyPrefix.length) + '\x00',
+      remaining: reply.remaining !== undefined ? { count: reply.remaining, filter: filterKey } : undefined,
+    });
   }
   const rendered = renderList(rt, n, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount: reply.remaining });
   writeParts(ctx, 200, rendered.parts, rendered.contentType);

@@ -176,7 +176,7 @@ export class GenericStore {
     rt: ResourceType,
     read: ReadMode,
     filter: Filter,
-    page: { startKey?: string | undefined; limit?: number | undefined; encoding?: ListEncoding | undefined },
+    page: { startKey?: string | undefined; limit?: number | undefined; encoding?: ListEncoding | undefined; remainingFromStart?: number | undefined },
   ): Promise<ListReply> {
     const encoding = rt.conversion === undefined ? page.encoding : 'json';
     const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, { ...page, encoding }));

@@ -40,6 +40,12 @@ export interface CacheListOptions {
   /** Maximum items; 0 or absent for all. */
   limit?: number;
   predicate?: Predicate;
+  /**
+   * Items from startKey to the end of the range, as the previous page of the
+   * same list counted them (carried in its continue token): with it a page
+   * need not walk the rest of the range to count what remains.
+   */
+  remainingFromStart?: number;
 }
 
 export interface CacheListResult {
@@ -271,7 +277,10 @@ export class WatchCache {
     const result: CacheListResult = { items, revision };
     if (more) {
       result.lastKey = lastKey!;
-      if (pred === undefined || pred.scopeOnly) {
+      const known = opts.remainingFromStart;
+      if ((pred === undefined || pred.scopeOnly) && known !== undefined && known - items.length > 0) {
+        result.remaining = known - items.length;
+      } else if (pred === undefined || pred.scopeOnly) {
         let remaining = 1; // the item that stopped the loop
         for (let step = it.next(); !step.done; step = it.next()) {
           if (pred === undefined || pred.matches(step.value)) remaining++;

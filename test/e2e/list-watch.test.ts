@@ -117,6 +117,33 @@ describe('list and watch semantics (spec 4.5)', () => {
       assert.equal(r.status, 400);
       assert.match(r.json<Status>().message, /resourceVersion/);
     });
+    it('remainingItemCount on every page counts what follows it, also when the filter changes between pages', async () => {
+      const all = (await t.request('GET', NS)).json<List>().items.length;
+      let cont = '';
+      let seen = 0;
+      const counts: Array<number | undefined> = [];
+      do {
+        const l = (await t.request('GET', `${NS}?limit=2${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`)).json<List>();
+        seen += l.items.length;
+        counts.push(l.metadata.remainingItemCount);
+        if (l.metadata.continue) assert.equal(l.metadata.remainingItemCount, all - seen, `after ${seen} items`);
+        cont = l.metadata.continue ?? '';
+      } while (cont !== '');
+      assert.equal(seen, all);
+      assert.equal(counts.at(-1), undefined, 'none on the last page');
+      // The first page counted in one namespace; the next asks across all of them: it must count anew.
+      await t.request('POST', '/api/v1/namespaces', { metadata: { name: 'zz-remaining' } });
+      assert.equal((await t.request('POST', '/api/v1/namespaces/zz-remaining/configmaps', { metadata: { name: 'elsewhere' } })).status, 201);
+      const p1 = (await t.request('GET', `${NS}?limit=1`)).json<List>();
+      const across = (await t.request('GET', `/api/v1/configmaps?limit=1&continue=${encodeURIComponent(p1.metadata.continue!)}`)).json<List>();
+      const later = (await t.request('GET', `/api/v1/configmaps?resourceVersion=${p1.metadata.resourceVersion}&resourceVersionMatch=Exact`)).json<List>();
+      const key = (o: { metadata: { namespace?: string; name?: string } }): string => `${o.metadata.namespace}/${o.metadata.name}`;
+      const firstKey = key(across.items[0] as never);
+      const after = later.items.filter((o) => key(o as never) > firstKey).length;
+      assert.equal(across.metadata.remainingItemCount, after, 'counted under the new filter');
+      assert.equal((await t.request('DELETE', '/api/v1/namespaces/zz-remaining/configmaps/elsewhere')).status, 200);
+    });
+
     it('omits remainingItemCount with selectors', async () => {
       const l = (await t.request('GET', `${NS}?limit=1&labelSelector=n%3D0`)).json<List>();
       assert.equal(l.items.length, 1);
