@@ -9,8 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Frontend } from '../../src/frontends/frontend.ts';
-import { startNodeFrontend } from '../../src/frontends/node-http2.ts';
-import { startUwsFrontend } from '../../src/frontends/uws.ts';
+import { startTestNode, startTestUws } from './support/servers.ts';
 import { createUwsLoader } from '../../src/frontends/uws-loader.ts';
 import type { TestPki } from './support/certs.ts';
 import { makeTestPki } from './support/certs.ts';
@@ -252,14 +251,7 @@ describe('bodies in parts (endParts)', () => {
     const fresh = (): Target => h1Target('uws-fresh', 'uws', frontend.port, { ca: pki.serverCaPem });
     before(async () => {
       recorder = new PartsRecorder();
-      frontend = await startUwsFrontend({
-        host: '127.0.0.1',
-        port: 0,
-        tls: { certFile: pki.serverCertFile, keyFile: pki.serverKeyFile },
-        handler: makePartsHandler(recorder),
-        onError: recorder.onError,
-        uws: uws!,
-      });
+      frontend = await startTestUws(pki, makePartsHandler(recorder), recorder.onError, uws!);
       h1 = h1Target('uws-h1', 'uws', frontend.port, { ca: pki.serverCaPem });
     });
     after(async () => {
@@ -286,13 +278,7 @@ describe('bodies in parts (endParts)', () => {
     let h2: Target;
     before(async () => {
       recorder = new PartsRecorder();
-      frontend = await startNodeFrontend({
-        host: '127.0.0.1',
-        port: 0,
-        tls: { cert: pki.serverCertPem, key: pki.serverKeyPem },
-        handler: makePartsHandler(recorder),
-        onError: recorder.onError,
-      });
+      frontend = await startTestNode(pki, makePartsHandler(recorder), recorder.onError);
       h1 = h1Target('node-h1', 'node', frontend.port, { ca: pki.serverCaPem });
       h2 = h2Target('node-h2', frontend.port, { ca: pki.serverCaPem });
     });

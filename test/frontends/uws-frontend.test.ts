@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import tls from 'node:tls';
 import type { Frontend } from '../../src/frontends/uws.ts';
 import { startUwsFrontend } from '../../src/frontends/uws.ts';
+import { startTestUws } from './support/servers.ts';
 import { createUwsLoader } from '../../src/frontends/uws-loader.ts';
 import type { Target } from './support/clients.ts';
 import { call, h1Target } from './support/clients.ts';
@@ -28,14 +29,7 @@ describe('uWS front end', { skip: uws === null ? unavailable : false }, () => {
   before(async () => {
     pki = await makeTestPki();
     recorder = new Recorder();
-    frontend = await startUwsFrontend({
-      host: '127.0.0.1',
-      port: 0,
-      tls: { certFile: pki.serverCertFile, keyFile: pki.serverKeyFile },
-      handler: makeTestHandler(recorder),
-      onError: recorder.onError,
-      uws: uws!,
-    });
+    frontend = await startTestUws(pki, makeTestHandler(recorder), recorder.onError, uws!);
     h1 = h1Target('uws-h1', 'uws', frontend.port, { ca: pki.serverCaPem });
   });
 
