@@ -104,9 +104,13 @@ function protobufListMeta(meta: ListMetadata): JsonObject {
   return md;
 }
 
-/** The shard's list item encoding for a negotiated representation. */
-export function listEncodingFor(n: Negotiated): 'json' | 'protobuf' {
-  return n.kind === 'protobuf' ? 'protobuf' : 'json';
+/**
+ * The shard's list item encoding for a negotiated representation: Protobuf
+ * items only for types stored in their own shape (others convert from JSON
+ * here, as their watches do in watchEncodingFor).
+ */
+export function listEncodingFor(rt: ResourceType, n: Negotiated): 'json' | 'protobuf' {
+  return n.kind === 'protobuf' && rt.conversion === undefined ? 'protobuf' : 'json';
 }
 
 /** How a watch's frames are made and sent: what the shard encodes, what the main thread still re-encodes. */

@@ -103,7 +103,7 @@ async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: Res
   // What the previous page counted as remaining, if it counted under this same filter.
   const filterKey = JSON.stringify([filter.namespace ?? '', filter.labelSelector ?? '', filter.fieldSelector ?? '']);
   const known = plan.resume?.remaining?.filter === filterKey ? plan.resume.remaining.count : undefined;
-  const reply = await deps.store.list(rt, plan.read, filter, { startKey, limit: plan.limit, encoding: listEncodingFor(n), remainingFromStart: known });
+  const reply = await deps.store.list(rt, plan.read, filter, { startKey, limit: plan.limit, encoding: listEncodingFor(rt, n), remainingFromStart: known });
   let cont: string | undefined;
   if (reply.lastKey !== undefined) {
     cont = deps.continueTokens.encode({

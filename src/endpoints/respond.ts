@@ -10,16 +10,21 @@ import { StatusError, statusBody } from './status.ts';
 
 const encoder = new TextEncoder();
 
-export function writeBytes(ctx: RequestContext, status: number, body: Uint8Array, contentType = 'application/json'): void {
-  if (ctx.res.closed) return;
+/** The headers of a complete answer of `length` bytes (with the request's warnings). */
+function answerHeaders(ctx: RequestContext, contentType: string, length: number): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {
     'content-type': contentType,
-    'content-length': String(body.byteLength),
+    'content-length': String(length),
     'cache-control': 'no-cache, private',
   };
   if (ctx.warnings.length > 0) headers['warning'] = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+  return headers;
+}
+
+export function writeBytes(ctx: RequestContext, status: number, body: Uint8Array, contentType = 'application/json'): void {
+  if (ctx.res.closed) return;
   ctx.status = status;
-  ctx.res.writeHead(status, headers);
+  ctx.res.writeHead(status, answerHeaders(ctx, contentType, body.byteLength));
   ctx.res.end(body);
 }
 
@@ -32,14 +37,8 @@ export function writeParts(ctx: RequestContext, status: number, parts: readonly 
   if (ctx.res.closed) return;
   let length = 0;
   for (const p of parts) length += p.byteLength;
-  const headers: Record<string, string | string[]> = {
-    'content-type': contentType,
-    'content-length': String(length),
-    'cache-control': 'no-cache, private',
-  };
-  if (ctx.warnings.length > 0) headers['warning'] = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   ctx.status = status;
-  ctx.res.writeHead(status, headers);
+  ctx.res.writeHead(status, answerHeaders(ctx, contentType, length));
   ctx.res.endParts(parts);
 }
 

@@ -170,20 +170,53 @@ export function encodeMessageBytes(obj: JsonObject, gvk: GroupVersionKind): Uint
   return w.take();
 }
 
-/** The bytes of a protobuf varint. */
-function varintBytes(v: number): number[] {
-  const out: number[] = [];
+/** Bytes the varint of `v` (a length) takes. */
+function varintSize(v: number): number {
+  let size = 1;
   while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
+    v = Math.floor(v / 0x80);
+    size++;
+  }
+  return size;
+}
+
+/** Writes the varint of `v` into `out` at `p`; returns the position after it. */
+function putVarint(out: Uint8Array, p: number, v: number): number {
+  while (v >= 0x80) {
+    out[p++] = (v % 0x80) | 0x80;
     v = Math.floor(v / 0x80);
   }
-  out.push(v);
-  return out;
+  out[p++] = v;
+  return p;
 }
+
+/** Field 2, wire type 2: a list message's `items`. */
+const LIST_ITEM_KEY = 0x12;
 
 /** `items` (field 2) entry of a list message around one object's message bytes: key, length. */
 export function listItemHeader(messageLength: number): Uint8Array {
-  return Uint8Array.from([0x12, ...varintBytes(messageLength)]);
+  const out = new Uint8Array(1 + varintSize(messageLength));
+  out[0] = LIST_ITEM_KEY;
+  putVarint(out, 1, messageLength);
+  return out;
+}
+
+/**
+ * Object messages framed as a list's items (key, length, message each) in
+ * one buffer from `alloc`, ready to sit between listEnvelopeParts' head and tail.
+ */
+export function joinListItems(messages: readonly Uint8Array[], alloc: (bytes: number) => Uint8Array = (n) => new Uint8Array(n)): Uint8Array {
+  let total = 0;
+  for (const m of messages) total += 1 + varintSize(m.length) + m.length;
+  const out = alloc(total);
+  let p = 0;
+  for (const m of messages) {
+    out[p++] = LIST_ITEM_KEY;
+    p = putVarint(out, p, m.length);
+    out.set(m, p);
+    p += m.length;
+  }
+  return out;
 }
 
 /** What goes before and after a body of `rawLength` bytes in the envelope of `gvk`. */
@@ -220,47 +253,43 @@ export function listEnvelopeParts(gvk: GroupVersionKind, listMeta: JsonObject, i
   return { head, tail: env.tail };
 }
 
-/** Per kind: the envelope's head (prefix, typeMeta, raw's key) of watch frames. */
-const watchTypeBytes = new Map<string, Uint8Array>();
-
 /**
- * One watch frame (as encodeWatchEvent writes it) around an object's message
- * bytes: no JSON, no re-encoding, one allocation.
+ * Makes watch frames of one kind (as encodeWatchEvent writes them) around
+ * object message bytes: no JSON, no re-encoding, one allocation per frame.
+ * The envelope's head (prefix, typeMeta, raw's key) is built once per kind.
  */
+export function watchFrameWriter(gvk: GroupVersionKind): (type: string, message: Uint8Array) => Uint8Array {
+  const head = new Writer(256);
+  writeEnvelopeHead(head, gvk);
+  const envHead = head.take();
+  return (type, message) => {
+    const envLength = envHead.length + varintSize(message.length) + message.length + ENVELOPE_TAIL.length;
+    const extLength = 1 + varintSize(envLength) + envLength;
+    // Event types are short ASCII (ADDED, MODIFIED, ...): one length byte.
+    const eventLength = 2 + type.length + 1 + varintSize(extLength) + extLength;
+    const out = Buffer.allocUnsafeSlow(4 + eventLength);
+    out.writeUInt32BE(eventLength, 0);
+    let p = 4;
+    out[p++] = 0x0a;
+    out[p++] = type.length;
+    p += out.write(type, p, 'latin1');
+    out[p++] = 0x12;
+    p = putVarint(out, p, extLength);
+    out[p++] = 0x0a;
+    p = putVarint(out, p, envLength);
+    out.set(envHead, p);
+    p += envHead.length;
+    p = putVarint(out, p, message.length);
+    out.set(message, p);
+    p += message.length;
+    out.set(ENVELOPE_TAIL, p);
+    return out;
+  };
+}
+
+/** One watch frame around an object's message bytes (see watchFrameWriter, for many frames of one kind). */
 export function watchFrameFromMessage(type: string, gvk: GroupVersionKind, message: Uint8Array): Uint8Array {
-  const envKey = `${apiVersionOf(gvk)}\u0000${gvk.kind}`;
-  let envHead = watchTypeBytes.get(envKey);
-  if (envHead === undefined) {
-    // Prefix + typeMeta + the raw key; the raw length follows per frame.
-    const w = new Writer(256);
-    writeEnvelopeHead(w, gvk);
-    envHead = w.take();
-    watchTypeBytes.set(envKey, envHead);
-  }
-  const rawLen = varintBytes(message.length);
-  const envLength = envHead.length + rawLen.length + message.length + ENVELOPE_TAIL.length;
-  const envLen = varintBytes(envLength);
-  const extLength = 1 + envLen.length + envLength;
-  const extLen = varintBytes(extLength);
-  const typeBytes = Buffer.from(type, 'latin1');
-  const eventLength = 1 + 1 + typeBytes.length + 1 + extLen.length + extLength;
-  const out = Buffer.allocUnsafeSlow(4 + eventLength);
-  out.writeUInt32BE(eventLength, 0);
-  let p = 4;
-  out[p++] = 0x0a;
-  out[p++] = typeBytes.length;
-  p += typeBytes.copy(out, p);
-  out[p++] = 0x12;
-  for (const b of extLen) out[p++] = b;
-  out[p++] = 0x0a;
-  for (const b of envLen) out[p++] = b;
-  out.set(envHead, p);
-  p += envHead.length;
-  for (const b of rawLen) out[p++] = b;
-  out.set(message, p);
-  p += message.length;
-  out.set(ENVELOPE_TAIL, p);
-  return out;
+  return watchFrameWriter(gvk)(type, message);
 }
 
 interface Envelope {

@@ -171,15 +171,14 @@ export class GenericStore {
     return { obj: rt.conversion === undefined ? obj : rt.conversion.fromStorage(obj), revision: res.object.revision };
   }
 
-  /** Protobuf items (`page.encoding`) come only for types stored in their own shape; others answer JSON. */
+  /** Items as `page.encoding` asks (Protobuf only for types stored in their own shape: see listEncodingFor). */
   async list(
     rt: ResourceType,
     read: ReadMode,
     filter: Filter,
     page: { startKey?: string | undefined; limit?: number | undefined; encoding?: ListEncoding | undefined; remainingFromStart?: number | undefined },
   ): Promise<ListReply> {
-    const encoding = rt.conversion === undefined ? page.encoding : 'json';
-    const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, { ...page, encoding }));
+    const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, page));
     return rt.conversion === undefined ? reply : { ...reply, items: servedItems(rt, reply.items, reply.count) };
   }
 

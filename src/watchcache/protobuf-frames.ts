@@ -7,7 +7,7 @@
  */
 import type { GroupVersionKind } from '../openapi/schema-dsl.ts';
 import type { Revision } from '../storage/interface.ts';
-import { encodeMessageBytes, parseApiVersion, supportsProtobuf, watchFrameFromMessage, type JsonObject } from '../protobuf/index.ts';
+import { encodeMessageBytes, joinListItems, parseApiVersion, watchFrameWriter, type JsonObject } from '../protobuf/index.ts';
 import type { CachedObject, ObjectCodec } from './cached-object.ts';
 import type { CacheEventType } from './event-window.ts';
 import type { FrameEncoder } from './watchers.ts';
@@ -27,63 +27,30 @@ export function protobufMessage(obj: CachedObject, gvk: GroupVersionKind): Uint8
   return bytes;
 }
 
-/** Bytes of the varint of `n` (a length). */
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    size++;
-  }
-  return size;
-}
-
 /**
- * The items of a list message (field 2, one per object: key, length, message)
- * joined into one buffer of its own, ready to sit between the envelope's head
- * and tail. Written in place: no per-item allocation beyond first encodings.
+ * The items of a list message (field 2, one per object) joined into one
+ * buffer of its own, ready to sit between the envelope's head and tail.
  */
-export function protobufListItems(objs: readonly CachedObject[], gvk: GroupVersionKind, alloc: (bytes: number) => Uint8Array = (n) => new Uint8Array(n)): Uint8Array {
-  const messages: Uint8Array[] = new Array<Uint8Array>(objs.length);
-  let total = 0;
-  for (let i = 0; i < objs.length; i++) {
-    const m = protobufMessage(objs[i]!, gvk);
-    messages[i] = m;
-    total += 1 + varintSize(m.length) + m.length;
-  }
-  const out = alloc(total);
-  let p = 0;
-  for (const m of messages) {
-    out[p++] = LIST_ITEM_KEY;
-    let len = m.length;
-    while (len >= 0x80) {
-      out[p++] = (len % 0x80) | 0x80;
-      len = Math.floor(len / 0x80);
-    }
-    out[p++] = len;
-    out.set(m, p);
-    p += m.length;
-  }
-  return out;
+export function protobufListItems(objs: readonly CachedObject[], gvk: GroupVersionKind, alloc?: (bytes: number) => Uint8Array): Uint8Array {
+  return joinListItems(
+    objs.map((o) => protobufMessage(o, gvk)),
+    alloc,
+  );
 }
-
-/** Field 2, wire type 2: a list message's `items`. */
-const LIST_ITEM_KEY = 0x12;
 
 /** Length-prefixed WatchEvent frames (`application/vnd.orch.protobuf;stream=watch`) for one kind. */
 export function protobufFrames(gvk: GroupVersionKind): FrameEncoder {
+  // Built on first use: kinds nobody watches in Protobuf never load the codec.
+  let frame: ((type: string, message: Uint8Array) => Uint8Array) | undefined;
+  const writer = (): ((type: string, message: Uint8Array) => Uint8Array) => (frame ??= watchFrameWriter(gvk));
   return {
     event(type: CacheEventType, obj: CachedObject): Uint8Array {
-      return watchFrameFromMessage(type, gvk, protobufMessage(obj, gvk));
+      return writer()(type, protobufMessage(obj, gvk));
     },
     bookmark(codec: ObjectCodec, revision: Revision, initialEventsEnd: boolean): Uint8Array {
       const json = codec.bookmark(revision, initialEventsEnd);
       const obj = JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8')) as JsonObject;
-      return watchFrameFromMessage('BOOKMARK', gvk, encodeMessageBytes(obj, gvk));
+      return writer()('BOOKMARK', encodeMessageBytes(obj, gvk));
     },
   };
-}
-
-/** Whether the kind has a Protobuf form (built-in kinds do; extension-defined ones do not). */
-export function hasProtobufForm(gvk: GroupVersionKind): boolean {
-  return supportsProtobuf(gvk);
 }
