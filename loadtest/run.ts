@@ -8,6 +8,8 @@ import { runApiBench } from './api/run.ts';
 const OTHERS: ReadonlyArray<[string, string]> = [
   ['npm run bench:storage', 'storage layer: creates, LIST from the watch cache, watch fan-out, shard round trip, memory (loadtest/results/storage.md)'],
   ['node --import tsx loadtest/http/frontends.ts', 'front ends alone: requests/s of a trivial handler on uWS and node:http2'],
+  ['node --import tsx loadtest/micro/protobuf-pod.ts', 'Protobuf encode/decode of a typical Pod (µs per call)'],
+  ['node --import tsx loadtest/micro/apply-deployment.ts', 'server-side apply and update of a 3 KiB Deployment with three managers (µs per call)'],
 ];
 
 const code = await runApiBench(process.argv.slice(2));

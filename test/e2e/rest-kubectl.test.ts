@@ -6,6 +6,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { SKIP_WITHOUT_UWS } from '../support/uws-toggle.ts';
 
 type Obj = { metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string; creationTimestamp?: string; deletionTimestamp?: string; finalizers?: string[]; generation?: number }; [k: string]: unknown };
 
@@ -225,7 +226,7 @@ spec:
     assert.equal(version.major, '1');
   });
 
-  it('serves the token kubeconfig on the uWS listener', async () => {
+  it('serves the token kubeconfig on the uWS listener', { skip: SKIP_WITHOUT_UWS }, async () => {
     assert.ok(t.uwsPort !== null, 'uWS loads on this Node');
     const r = await t.kubectl(['get', 'ns', 'default', '-o', 'name'], { kubeconfig: t.tokenKubeconfig });
     assert.equal(r.code, 0, r.stderr);
