@@ -1,9 +1,12 @@
 /**
- * `npm run bench` (node --import tsx loadtest/run.ts): the API benchmark
- * (loadtest/api/run.ts; flags pass through: --only=embedded|etcd3, --out=...),
- * then how to run the other benchmarks.
+ * `npm run bench` (node --import tsx loadtest/run.ts): the API benchmark with
+ * the Node client (loadtest/api/run.ts; flags pass through:
+ * --only=embedded|etcd3, --out=...), then the same server under h2load
+ * (loadtest/h2load/run.ts; skipped with a message when h2load is not
+ * installed), then how to run the other benchmarks.
  */
 import { runApiBench } from './api/run.ts';
+import { runH2loadBench } from './h2load/run.ts';
 
 const OTHERS: ReadonlyArray<[string, string]> = [
   ['npm run bench:storage', 'storage layer: creates, LIST from the watch cache, watch fan-out, shard round trip, memory (loadtest/results/storage.md)'],
@@ -12,7 +15,9 @@ const OTHERS: ReadonlyArray<[string, string]> = [
   ['node --import tsx loadtest/micro/apply-deployment.ts', 'server-side apply and update of a 3 KiB Deployment with three managers (µs per call)'],
 ];
 
-const code = await runApiBench(process.argv.slice(2));
+const only = process.argv.slice(2).filter((a) => a.startsWith('--only='));
+let code = await runApiBench(process.argv.slice(2));
+if (code === 0) code = await runH2loadBench(only);
 console.log('\nOther benchmarks (not run by `npm run bench`):');
 for (const [cmd, what] of OTHERS) console.log(`  ${cmd}\n      ${what}`);
 process.exit(code);
