@@ -19,7 +19,7 @@
 import { open, rename, unlink } from 'node:fs/promises';
 import { FrameBuffer, maxUtf8Bytes, REC_SNAP_END, REC_SNAP_HEADER, REC_SNAP_KEY } from './records.ts';
 import { FrameFileReader } from './frame-file.ts';
-import { fsyncDir, pathIn, snapshotName, snapshotTempName } from './files.ts';
+import { fsyncDir, pathIn, PRIVATE_FILE_MODE, snapshotName, snapshotTempName } from './files.ts';
 import { MvccState, type Version } from './mvcc.ts';
 
 const MAGIC = 0x504e534f; // "OSNP"
@@ -45,7 +45,7 @@ export async function writeSnapshot(
   aborted: () => boolean,
 ): Promise<boolean> {
   const tempPath = pathIn(dir, snapshotTempName(revision));
-  const fh = await open(tempPath, 'w');
+  const fh = await open(tempPath, 'w', PRIVATE_FILE_MODE);
   let done = false;
   try {
     const out = new FrameBuffer(WRITE_THRESHOLD_BYTES * 2);
