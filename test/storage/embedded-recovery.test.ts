@@ -249,6 +249,25 @@ describe('embedded store recovery from damage', () => {
       await flip(join(dir, snap), 60);
       const err = await rejectsCorrupt(EmbeddedStore.open({ dir }));
       assert.match(err.message, new RegExp(snap.replace('.', '\\.')));
+      assert.match(err.message, /at offset \d+/, 'says where in the snapshot');
+    });
+
+    it('with repair, continues from what is left above every revision the snapshot held', async () => {
+      const { snap, revision } = await withSnapshot();
+      for (const seg of await segments(dir)) await unlink(join(dir, seg));
+      await flip(join(dir, snap), 60);
+      const s = await openStore({ repair: true });
+      const note = s.stats().recovery.notes.find((n) => n.level === 'error');
+      assert.ok(note, JSON.stringify(s.stats().recovery.notes));
+      assert.equal(note.details['file'], join(dir, snap));
+      assert.equal(note.details['nextRevision'], revision + 1);
+      const next = await s.create('/d/after', enc('a'));
+      assert.ok(next.modRevision > revision);
+      await s.close();
+      opened.splice(0);
+      const again = await openStore();
+      assert.equal(await again.currentRevision(), next.modRevision);
+      assert.equal(again.stats().recovery.notes.filter((n) => n.level !== 'info').length, 0, 'the next start is clean');
     });
   });
 

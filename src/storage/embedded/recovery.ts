@@ -18,6 +18,7 @@
  * reported in `notes`, for the server log.
  */
 import { open, rename, unlink } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { FrameFileReader } from './frame-file.ts';
 import { brokenName, fsyncDir, listStoreDir, pathIn, PRIVATE_FILE_MODE, readFrom, segmentName, snapshotName } from './files.ts';
 import { findIntactRecords, judgeDamage, MIN_REVISION_RECORD_BYTES } from './damage.ts';
@@ -202,7 +203,9 @@ async function truncateAt(path: string, offset: number): Promise<number> {
 /**
  * The repair: keep the damaged segment up to the damage, set the rest and
  * every later segment aside, and raise the revision past anything the
- * dropped bytes can have held.
+ * dropped bytes can have held. The raised revision is made durable before
+ * anything is cut, so a crash in between cannot leave a clean-looking log
+ * that hands out dropped revisions again.
  */
 async function repairCut(
   dir: string,
@@ -214,23 +217,16 @@ async function repairCut(
   const lastKept = state.headRevision;
   const seq = listing.segments[damage.segmentIndex]!;
   const path = pathIn(dir, segmentName(seq));
+  const later = listing.segments.slice(damage.segmentIndex + 1).map((n) => pathIn(dir, segmentName(n)));
 
   const tail = await readFrom(path, damage.offset);
   const found = [findIntactRecords(tail, damage.offset, damage.intactFrame ? 0 : 1, lastKept, damage.intactFrame)];
-  const savedTo = [pathIn(dir, await brokenName(dir, segmentName(seq)))];
-  await writePrivate(savedTo[0]!, tail);
-  await truncateAt(path, damage.offset);
   let bytesDropped = tail.length;
-  for (const later of listing.segments.slice(damage.segmentIndex + 1)) {
-    const laterPath = pathIn(dir, segmentName(later));
+  for (const laterPath of later) {
     const bytes = await readFrom(laterPath, 0);
     found.push(findIntactRecords(bytes, 0, 0, lastKept, true));
     bytesDropped += bytes.length;
-    const aside = pathIn(dir, await brokenName(dir, segmentName(later)));
-    await rename(laterPath, aside);
-    savedTo.push(aside);
   }
-  await fsyncDir(dir);
 
   // Revisions are consecutive, and a record that takes one is at least
   // MIN_REVISION_RECORD_BYTES long, so the unreadable bytes can hold at most
@@ -241,6 +237,16 @@ async function repairCut(
   const unreadable = Math.max(0, bytesDropped - intactBytes);
   const ceiling = Math.max(maxFound + Math.ceil(unreadable / MIN_REVISION_RECORD_BYTES), ...skipped.map((s) => s.revision));
   const nextRevision = await raiseRevisionFloor(dir, state, ceiling, skipped);
+
+  const savedTo = [pathIn(dir, await brokenName(dir, segmentName(seq)))];
+  await writePrivate(savedTo[0]!, tail);
+  await truncateAt(path, damage.offset);
+  for (const laterPath of later) {
+    const aside = pathIn(dir, await brokenName(dir, basename(laterPath)));
+    await rename(laterPath, aside);
+    savedTo.push(aside);
+  }
+  await fsyncDir(dir);
   return {
     bytesDropped,
     note: {
@@ -254,7 +260,7 @@ async function repairCut(
         bytesDropped,
         intactRecordsDropped: intactRecords,
         revisionsDropped: maxFound > lastKept ? `${lastKept + 1}-${maxFound} readable, up to ${ceiling} possible` : `up to ${ceiling} possible`,
-        segmentsSetAside: savedTo.length - 1,
+        segmentsSetAside: later.length,
         nextRevision,
         savedTo: savedTo.join(', '),
       },
@@ -264,16 +270,19 @@ async function repairCut(
 
 /**
  * Make `ceiling` the last revision handed out, durably, before anything is
- * written: a snapshot as of `ceiling` (holding the state as recovered) is
- * what the next open starts from. Invalid snapshots are set aside first (one
- * may have the same name). Returns the next revision a write will get.
+ * cut or written: a snapshot as of `ceiling` (holding the state as
+ * recovered) is what every later open starts from. It replaces an invalid
+ * snapshot of the same revision; other invalid ones are then set aside.
+ * Returns the next revision a write will get.
  */
 async function raiseRevisionFloor(dir: string, state: MvccState, ceiling: number, skipped: readonly SkippedSnapshot[]): Promise<number> {
-  for (const s of skipped) await rename(s.path, pathIn(dir, await brokenName(dir, snapshotName(s.revision))));
   if (ceiling > state.headRevision) {
     state.headRevision = ceiling;
     const written = await writeSnapshot(dir, state, ceiling, Math.min(state.compactedRevision, ceiling), () => false);
     if (!written) throw new Error('could not write the snapshot that records the repaired revision');
+  }
+  for (const s of skipped) {
+    if (s.revision !== ceiling) await rename(s.path, pathIn(dir, await brokenName(dir, snapshotName(s.revision))));
   }
   await fsyncDir(dir);
   return state.headRevision + 1;

@@ -124,6 +124,7 @@ export async function readSnapshot(dir: string, revision: number): Promise<MvccS
     new InvalidSnapshotError(`snapshot ${snapshotName(revision)} is invalid: ${why}`);
   try {
     const first = await reader.next();
+    if (first.kind === 'bad') throw bad(`${first.reason} at offset ${first.offset}`);
     if (first.kind !== 'frame' || first.type !== REC_SNAP_HEADER) throw bad('missing header');
     const h = first.payload;
     if (h.u32() !== MAGIC) throw bad('bad magic');
@@ -138,7 +139,7 @@ export async function readSnapshot(dir: string, revision: number): Promise<MvccS
     let versionCount = 0;
     for (;;) {
       const f = await reader.next();
-      if (f.kind !== 'frame') throw bad(f.kind === 'eof' ? 'missing end record' : f.reason);
+      if (f.kind !== 'frame') throw bad(f.kind === 'eof' ? 'missing end record' : `${f.reason} at offset ${f.offset}`);
       const p = f.payload;
       if (f.type === REC_SNAP_END) {
         if (p.u64() !== keys || p.u64() !== versionCount) throw bad('end record does not match contents');
