@@ -297,3 +297,42 @@ describe('embedded store recovery from damage', () => {
     });
   });
 });
+
+describe('embedded store recovery: what is not taken for a record', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'orch-recovery-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a torn record whose value holds a copy of the log is still a torn write', async () => {
+    const s = await EmbeddedStore.open({ dir });
+    for (let i = 0; i < 10; i++) await s.create(`/c/${i}`, enc(`v${i}`));
+    const path = join(dir, (await segments(dir))[0]!);
+    // A backup of the log stored as a value: its frames are intact, but old.
+    await s.create('/c/backup', await readFile(path));
+    const revision = await s.currentRevision();
+    await s.close();
+    const bytes = await readFile(path);
+    const last = frameOffsets(bytes).at(-1)!;
+    await truncate(path, bytes.length - 5);
+    const again = await EmbeddedStore.open({ dir });
+    try {
+      assert.equal(await again.currentRevision(), revision - 1);
+      assert.equal(again.stats().recovery.truncatedBytes, bytes.length - 5 - last);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('tells an operator who left the repair flag on to remove it', async () => {
+    const s = await EmbeddedStore.open({ dir, repair: true });
+    try {
+      assert.ok(s.stats().recovery.notes.some((n) => n.level === 'warn' && n.msg.includes('--embedded-wal-repair')));
+    } finally {
+      await s.close();
+    }
+  });
+});

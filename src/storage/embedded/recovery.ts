@@ -182,6 +182,10 @@ export async function recover(dir: string, options: RecoveryOptions = {}): Promi
     });
   }
 
+  if (options.repair === true && !notes.some((n) => n.level === 'error')) {
+    notes.push({ level: 'warn', msg: `embedded store: ${REPAIR_FLAG} is set but nothing needed a repair; remove the flag`, details: { dir } });
+  }
+
   state.prune(state.compactedRevision, Number.POSITIVE_INFINITY);
   return { state, lastSegment, snapshotRevision, recordsReplayed, truncatedBytes, notes };
 }
