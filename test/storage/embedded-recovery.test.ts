@@ -336,3 +336,35 @@ describe('embedded store recovery: what is not taken for a record', () => {
     }
   });
 });
+
+describe('embedded store recovery: every single flipped byte', () => {
+  it('refuses the open and cuts nothing, wherever in the log the byte is', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'orch-recovery-'));
+    try {
+      const s = await EmbeddedStore.open({ dir });
+      for (let i = 0; i < 8; i++) await s.create(`/f/${i}`, enc(`value-${i}`));
+      await s.compact(4);
+      await s.delete('/f/0');
+      await s.close();
+      const path = join(dir, (await segments(dir))[0]!);
+      const bytes = await readFile(path);
+      const accepted: number[] = [];
+      for (let at = 0; at < bytes.length; at++) {
+        for (const mask of [0x01, 0x80]) {
+          const damaged = Buffer.from(bytes);
+          damaged[at]! ^= mask;
+          await writeFile(path, damaged);
+          const outcome = await recover(dir).then(
+            () => 'opened',
+            (err: unknown) => (err instanceof CorruptStoreError ? 'refused' : String(err)),
+          );
+          if (outcome !== 'refused') accepted.push(at);
+          assert.equal((await stat(path)).size, bytes.length, `nothing cut for a flip at ${at}`);
+        }
+      }
+      assert.deepEqual(accepted, [], `flips at these offsets were not refused (of ${bytes.length} bytes)`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

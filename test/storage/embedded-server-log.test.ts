@@ -52,6 +52,12 @@ async function start(dataDir: string, extra: string[] = []) {
 }
 
 describe('embedded store recovery at server start', () => {
+  it('--embedded-wal-repair is off unless given', () => {
+    assert.equal(parseArgs([]).embeddedWalRepair, false);
+    assert.equal(parseArgs(['--embedded-wal-repair']).embeddedWalRepair, true);
+    assert.equal(parseArgs(['--embedded-wal-repair=false']).embeddedWalRepair, false);
+  });
+
   it('logs a torn write it cut: file, offset, bytes cut, last revision kept', async () => {
     const { dataDir, segment, offsets } = await dataDirWithStore(5);
     const size = (await stat(segment)).size;
