@@ -39,13 +39,17 @@ export class ShardRouter {
   readonly #placement = new Map<string, ShardHandle>();
   readonly #storeHost: Piscina | null;
   readonly #onClose: Array<() => Promise<void>> = [];
-  /** What opening the embedded store found (torn-tail cuts, repairs, skipped snapshots), for the server log. */
-  storeOpenNotes: readonly StoreOpenNote[] = [];
+  #storeOpenNotes: readonly StoreOpenNote[] = [];
 
   private constructor(shards: ShardHandle[], placement: Map<string, ShardHandle>, storeHost: Piscina | null) {
     this.#shards = shards;
     this.#placement = placement;
     this.#storeHost = storeHost;
+  }
+
+  /** What opening the embedded store found (torn-write cuts, repairs, skipped snapshots), for the server log. */
+  get storeOpenNotes(): readonly StoreOpenNote[] {
+    return this.#storeOpenNotes;
   }
 
   static async start(opts: ShardRouterOptions): Promise<ShardRouter> {
@@ -84,7 +88,7 @@ export class ShardRouter {
       for (const spec of bySlot[shard.index]!) placement.set(spec.groupResource, shard);
     }
     const router = new ShardRouter(shards, placement, storeHost);
-    router.storeOpenNotes = storeOpenNotes;
+    router.#storeOpenNotes = storeOpenNotes;
     if (opts.store.backend === 'etcd3' && opts.compactionIntervalMs !== undefined && opts.compactionIntervalMs > 0) {
       const { EtcdStore } = await import('../src/storage/etcd/index.ts');
       const etcd = new EtcdStore({ endpoints: opts.store.endpoints, prefix: opts.store.prefix });
