@@ -367,4 +367,27 @@ describe('embedded store recovery: every single flipped byte', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+  it('takes every prefix of a log for what a crash can leave: opens with exactly the complete records', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'orch-recovery-'));
+    try {
+      const s = await EmbeddedStore.open({ dir });
+      await Promise.all(Array.from({ length: 6 }, (_, i) => s.create(`/p/${i}`, enc(`value-${i}`))));
+      await s.compact(3);
+      await s.update('/p/1', enc('again'), 2);
+      await s.close();
+      const path = join(dir, (await segments(dir))[0]!);
+      const bytes = await readFile(path);
+      const offsets = frameOffsets(bytes);
+      for (let end = 0; end <= bytes.length; end++) {
+        await writeFile(path, bytes.subarray(0, end));
+        const rec = await recover(dir);
+        const complete = offsets.filter((o) => o + 8 + bytes.readUInt32LE(o) <= end).length;
+        const kept = offsets[complete] ?? bytes.length;
+        assert.equal((await stat(path)).size, kept, `prefix of ${end} bytes is cut to the complete records`);
+        assert.equal(rec.truncatedBytes, end - kept);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
