@@ -12,6 +12,8 @@ export interface ServerOptions {
   uwsPort: number;
   dataDir: string;
   storageBackend: 'embedded' | 'etcd3';
+  /** Cut a damaged embedded WAL at the damage instead of refusing to start (drops what follows; logged). */
+  embeddedWalRepair: boolean;
   etcdServers: string[];
   etcdPrefix: string;
   etcdCompactionIntervalMs: number;
@@ -101,6 +103,11 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     },
     help: 'embedded (default) or etcd3',
   },
+  'embedded-wal-repair': {
+    set: (o, v) => (o.embeddedWalRepair = bool('embedded-wal-repair')(v)),
+    boolean: true,
+    help: 'start even if the embedded store is damaged, by cutting its log at the damage (writes after it are lost; logged, the cut bytes kept as .broken files); for one start only, see ops/runbook.md',
+  },
   'etcd-servers': { set: (o, v) => (o.etcdServers = list(v)), help: 'etcd client URLs, comma-separated' },
   'etcd-prefix': { set: (o, v) => (o.etcdPrefix = v), help: 'key prefix in etcd' },
   'etcd-compaction-interval': { set: (o, v) => (o.etcdCompactionIntervalMs = parseDuration(v)), help: 'interval of storage compaction (0 = never)' },
@@ -161,6 +168,7 @@ export function defaultOptions(): ServerOptions {
     uwsPort: 6444,
     dataDir: './data',
     storageBackend: 'embedded',
+    embeddedWalRepair: false,
     etcdServers: [],
     etcdPrefix: '/registry',
     etcdCompactionIntervalMs: 5 * 60_000,

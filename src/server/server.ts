@@ -92,7 +92,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const store: StoreConfig =
       opts.storageBackend === 'etcd3'
         ? { backend: 'etcd3', endpoints: opts.etcdServers, prefix: opts.etcdPrefix }
-        : { backend: 'embedded', dataDir: path.join(files.dir, 'store') };
+        : { backend: 'embedded', dataDir: path.join(files.dir, 'store'), repair: opts.embeddedWalRepair };
     const router = await ShardRouter.start({
       shards: opts.shards,
       resources: registry.shardResources(),
@@ -105,6 +105,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       },
     });
     cleanups.push(() => router.close());
+    for (const note of router.storeOpenNotes) logger[note.level](note.details, note.msg);
 
     // Admission and the generic store.
     const namespaces = registry.lookup('', 'v1', 'namespaces')!;
