@@ -5,6 +5,8 @@
  * stop the start with a clear message.
  */
 import os from 'node:os';
+import { AuthorizationConfigError, validateAuthorizationModes } from '../authz/mode.ts';
+import { admissionPluginProblems } from '../admission/plugin-names.ts';
 
 export interface ServerOptions {
   securePort: number;
@@ -213,8 +215,30 @@ export function parseArgs(argv: readonly string[]): ServerOptions {
     }
     flag.set(o, value);
   }
-  if (o.storageBackend === 'etcd3' && o.etcdServers.length === 0) throw new OptionsError('--etcd-servers must be set with --storage-backend=etcd3');
+  validateOptions(o);
   return o;
+}
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/**
+ * Every check of the options as a whole, run before the server does
+ * anything (no data dir, no port, no store): startServer calls it too, for
+ * callers that build options themselves. All problems are reported at once,
+ * one per line, as the original aggregates its flag errors.
+ */
+export function validateOptions(o: ServerOptions): void {
+  const problems: string[] = [];
+  if (o.storageBackend === 'etcd3' && o.etcdServers.length === 0) problems.push('--etcd-servers must be set with --storage-backend=etcd3');
+  try {
+    validateAuthorizationModes(o.authorizationMode);
+  } catch (err) {
+    if (!(err instanceof AuthorizationConfigError)) throw err;
+    problems.push(...err.problems);
+  }
+  problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
+  if (!LOG_LEVELS.has(o.logLevel)) problems.push(`invalid value ${JSON.stringify(o.logLevel)} for --log-level: must be one of ${[...LOG_LEVELS].join(', ')}`);
+  if (problems.length > 0) throw new OptionsError(problems.join('\n'));
 }
 
 export function usage(): string {
