@@ -6,6 +6,7 @@
 import type { ReadMode } from '../../shards/protocol.ts';
 import type { ContinuePosition, ContinueTokens } from './continue-token.ts';
 import { errors } from './status.ts';
+import { decodeListIntegers } from './query-params.ts';
 
 export interface ListPlan {
   read: ReadMode;
@@ -21,12 +22,6 @@ export function parseResourceVersion(value: string, param = 'resourceVersion'): 
   return n;
 }
 
-function parseLimit(value: string | null): number | undefined {
-  if (value === null || value === '') return undefined;
-  if (!/^-?[0-9]+$/.test(value)) throw errors.badRequest(`invalid limit: ${JSON.stringify(value)}: must be an integer`);
-  const n = Number(value);
-  return n > 0 ? n : undefined; // the original treats limit <= 0 as no limit
-}
 
 /** Get: unset -> most recent; "0" -> any; other -> not older than. */
 export function planGet(query: URLSearchParams): ReadMode {
@@ -40,7 +35,10 @@ export function planGet(query: URLSearchParams): ReadMode {
 export function planList(query: URLSearchParams, tokens: ContinueTokens): ListPlan {
   const rv = query.get('resourceVersion') ?? '';
   const match = query.get('resourceVersionMatch') ?? '';
-  const limit = parseLimit(query.get('limit'));
+  // Every integer of ListOptions (limit, timeoutSeconds) must parse, as the
+  // original fails the whole decoding; limit <= 0 means no limit.
+  const decoded = decodeListIntegers(query);
+  const limit = decoded.limit !== undefined && decoded.limit > 0 ? decoded.limit : undefined;
   const cont = query.get('continue') ?? '';
 
   if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {

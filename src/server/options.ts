@@ -7,6 +7,7 @@
 import os from 'node:os';
 import { AuthorizationConfigError, validateAuthorizationModes } from '../authz/mode.ts';
 import { admissionPluginProblems } from '../admission/plugin-names.ts';
+import { MAX_TIMER_MS } from './long-timer.ts';
 
 export interface ServerOptions {
   securePort: number;
@@ -219,6 +220,28 @@ export function parseArgs(argv: readonly string[]): ServerOptions {
   return o;
 }
 
+/** Go's rendering of MAX_TIMER_MS, for messages. */
+const MAX_TIMER_TEXT = '596h31m23.647s';
+
+/**
+ * Durations the server arms as Node timers (setTimeout/setInterval hold at
+ * most 2^31-1 ms; a longer delay fires at once, and an interval of 0 spins):
+ * each must fit, and an interval must be positive.
+ */
+function timerProblems(o: ServerOptions): string[] {
+  const problems: string[] = [];
+  const fits = (flag: string, ms: number, minMs = 0): void => {
+    if (ms > MAX_TIMER_MS) problems.push(`invalid value for --${flag}: must be at most ${MAX_TIMER_TEXT}`);
+    else if (ms < minMs) problems.push(`invalid value for --${flag}: must be greater than 0`);
+  };
+  fits('etcd-compaction-interval', o.etcdCompactionIntervalMs);
+  fits('shutdown-delay-duration', o.shutdownDelayMs);
+  fits('watch-cache-retention', o.watchCacheRetentionMs);
+  fits('watch-bookmark-interval', o.watchBookmarkIntervalMs, 1);
+  fits('continue-token-lifetime', o.continueTokenLifetimeMs);
+  return problems;
+}
+
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /**
@@ -237,6 +260,7 @@ export function validateOptions(o: ServerOptions): void {
     problems.push(...err.problems);
   }
   problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
+  problems.push(...timerProblems(o));
   if (!LOG_LEVELS.has(o.logLevel)) problems.push(`invalid value ${JSON.stringify(o.logLevel)} for --log-level: must be one of ${[...LOG_LEVELS].join(', ')}`);
   if (problems.length > 0) throw new OptionsError(problems.join('\n'));
 }
