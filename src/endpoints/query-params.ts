@@ -110,3 +110,19 @@ export function checkPropagationPolicy(value: unknown): PropagationPolicy {
   const shown = typeof value === 'string' ? goQuote(value) : JSON.stringify(value);
   throw invalidOptions('DeleteOptions', 'propagationPolicy', 'FieldValueNotSupported', `Unsupported value: ${shown}: supported values: "Foreground", "Background", "Orphan", "nil"`);
 }
+
+/** The first instant an RFC 3339 timestamp cannot show (year 10000), in epoch ms. */
+const END_OF_TIMESTAMPS_MS = Date.UTC(10000, 0, 1);
+
+/**
+ * A grace period must leave the deletion timestamp it sets (now + grace)
+ * representable: past year 9999 there is no RFC 3339 text for it (the
+ * original fails to encode such an object; here it would be an invalid
+ * date), so such a request is refused up front as 422 on DeleteOptions.
+ */
+export function checkGracePeriod(seconds: number, nowMs: number = Date.now()): number {
+  if (seconds > 0 && nowMs + seconds * 1000 >= END_OF_TIMESTAMPS_MS) {
+    throw invalidOptions('DeleteOptions', 'gracePeriodSeconds', 'FieldValueInvalid', `Invalid value: ${seconds}: the deletion time it sets must be before year 10000`);
+  }
+  return seconds;
+}

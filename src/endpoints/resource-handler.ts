@@ -20,7 +20,7 @@ import { planGet, planList } from './read-options.ts';
 import { listBodyParts, writeBytes, writeParts } from './respond.ts';
 import { errors, StatusError } from './status.ts';
 import { serveWatch, type WatchLimits } from './watch-handler.ts';
-import { checkDryRun, checkFieldManager, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from './query-params.ts';
+import { checkDryRun, checkFieldManager, checkGracePeriod, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from './query-params.ts';
 import { getScale, updateScale } from './scale.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
@@ -176,7 +176,7 @@ async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   const grace = body['gracePeriodSeconds'] ?? queryGrace;
   if (grace !== undefined && grace !== null) {
     if (typeof grace !== 'number' || !Number.isInteger(grace)) throw errors.badRequest('gracePeriodSeconds: must be an integer');
-    opts.gracePeriodSeconds = Math.max(0, grace);
+    opts.gracePeriodSeconds = checkGracePeriod(Math.max(0, grace));
   }
   const policy = body['propagationPolicy'] ?? q.get('propagationPolicy') ?? undefined;
   if (policy !== undefined && policy !== null) opts.propagationPolicy = checkPropagationPolicy(policy);

@@ -135,6 +135,14 @@ describe('query parameters end to end', () => {
     const policy = await t.request('DELETE', `${NS}/gp?propagationPolicy=Later`);
     assert.equal(policy.status, 422);
     assert.equal((await t.request('DELETE', `${NS}/gp?gracePeriodSeconds=99999999999`)).status, 200);
+    // A grace period that puts the deletion time past year 9999 is refused, not a 500.
+    const pods = '/api/v1/namespaces/default/pods';
+    const pod = { metadata: { name: 'graceful' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox' }] } };
+    assert.equal((await t.request('POST', pods, pod)).status, 201);
+    const huge = await t.request('DELETE', `${pods}/graceful?gracePeriodSeconds=9223372036854775807`);
+    assert.equal(huge.status, 422, huge.body);
+    assert.match(String(huge.json()['message']), /^DeleteOptions\.meta\.orch\.io "" is invalid: gracePeriodSeconds: Invalid value/);
+    assert.equal((await t.request('DELETE', `${pods}/graceful?gracePeriodSeconds=30`)).status, 200);
     const applied = await t.request('PATCH', `${NS}/ap?fieldManager=m&force=yes`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ap' } }), {
       headers: { 'content-type': 'application/apply-patch+yaml' },
     });
