@@ -15,11 +15,19 @@ export interface ListPlan {
   resume: ContinuePosition | undefined;
 }
 
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/**
+ * A resource version as the original's versioner parses it (a uint64).
+ * Versions past 2^53 are valid there, and simply newer than anything the
+ * store has: they read as Number.MAX_SAFE_INTEGER, which is just as far in
+ * the future (504 "Too large resource version" on reads), instead of being
+ * refused.
+ */
 export function parseResourceVersion(value: string, param = 'resourceVersion'): number {
   if (!/^[0-9]+$/.test(value)) throw errors.badRequest(`invalid ${param}: ${JSON.stringify(value)}: must be a non-negative integer`);
-  const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw errors.badRequest(`invalid ${param}: ${JSON.stringify(value)}: out of range`);
-  return n;
+  if (BigInt(value) > UINT64_MAX) throw errors.badRequest(`invalid ${param}: ${JSON.stringify(value)}: out of range`);
+  return Math.min(Number(value), Number.MAX_SAFE_INTEGER);
 }
 
 
@@ -41,6 +49,8 @@ export function planList(query: URLSearchParams, tokens: ContinueTokens): ListPl
   const limit = decoded.limit !== undefined && decoded.limit > 0 ? decoded.limit : undefined;
   const cont = query.get('continue') ?? '';
 
+  // Streaming initial events is a watch feature; the original forbids it on a plain list.
+  if (query.has('sendInitialEvents')) throw errors.badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list');
   if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
     throw errors.badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
   }

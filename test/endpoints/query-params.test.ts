@@ -149,3 +149,18 @@ describe('query parameters end to end', () => {
     assert.equal(applied.status, 201, applied.body);
   });
 });
+
+describe('resource versions and list-only rules', () => {
+  it('a uint64 version past 2^53 is a far-future version, not an error; past uint64 it is 400', async () => {
+    const { parseResourceVersion, planList } = await import('../../src/endpoints/read-options.ts');
+    assert.equal(parseResourceVersion('18446744073709551615'), Number.MAX_SAFE_INTEGER);
+    assert.equal(statusOf(() => parseResourceVersion('18446744073709551616')).code, 400);
+    assert.equal(statusOf(() => parseResourceVersion('-1')).code, 400);
+    const tokens = {} as Parameters<typeof planList>[1];
+    assert.deepEqual(statusOf(() => planList(new URLSearchParams('sendInitialEvents=true'), tokens)), {
+      code: 400,
+      reason: 'BadRequest',
+      message: 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list',
+    });
+  });
+});
