@@ -4,6 +4,7 @@
  * own (`--uws-port`, `--data-dir`, `--shards`). Unknown flags and bad values
  * stop the start with a clear message.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import { AuthorizationConfigError, validateAuthorizationModes } from '../authz/mode.ts';
 import { admissionPluginProblems } from '../admission/plugin-names.ts';
@@ -234,11 +235,42 @@ function timerProblems(o: ServerOptions): string[] {
     if (ms > MAX_TIMER_MS) problems.push(`invalid value for --${flag}: must be at most ${MAX_TIMER_TEXT}`);
     else if (ms < minMs) problems.push(`invalid value for --${flag}: must be greater than 0`);
   };
+  // 0 would time every ordinary request out at once.
+  fits('request-timeout', o.requestTimeoutMs, 1);
   fits('etcd-compaction-interval', o.etcdCompactionIntervalMs);
   fits('shutdown-delay-duration', o.shutdownDelayMs);
   fits('watch-cache-retention', o.watchCacheRetentionMs);
   fits('watch-bookmark-interval', o.watchBookmarkIntervalMs, 1);
   fits('continue-token-lifetime', o.continueTokenLifetimeMs);
+  return problems;
+}
+
+/**
+ * Files named by flags must be readable regular files now, so a typo stops
+ * the start before the data dir is created, with the path in the message.
+ * (Contents are checked when they are loaded.)
+ */
+function fileProblems(o: ServerOptions): string[] {
+  const problems: string[] = [];
+  const check = (flag: string, file: string | undefined): void => {
+    if (file === undefined) return;
+    try {
+      if (!fs.statSync(file).isFile()) problems.push(`--${flag}: ${file} is not a regular file`);
+      else fs.accessSync(file, fs.constants.R_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      problems.push(`--${flag}: cannot read ${file} (${code})`);
+    }
+  };
+  check('tls-cert-file', o.tlsCertFile);
+  check('tls-private-key-file', o.tlsPrivateKeyFile);
+  check('client-ca-file', o.clientCaFile);
+  check('token-auth-file', o.tokenAuthFile);
+  check('service-account-signing-key-file', o.serviceAccountSigningKeyFile);
+  for (const f of o.serviceAccountKeyFiles) check('service-account-key-file', f);
+  if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
+    problems.push('--tls-cert-file and --tls-private-key-file must be given together');
+  }
   return problems;
 }
 
@@ -261,6 +293,10 @@ export function validateOptions(o: ServerOptions): void {
   }
   problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
   problems.push(...timerProblems(o));
+  problems.push(...fileProblems(o));
+  for (const url of o.etcdServers) {
+    if (!URL.canParse(url)) problems.push(`invalid value ${JSON.stringify(url)} for --etcd-servers: not a URL`);
+  }
   if (!LOG_LEVELS.has(o.logLevel)) problems.push(`invalid value ${JSON.stringify(o.logLevel)} for --log-level: must be one of ${[...LOG_LEVELS].join(', ')}`);
   if (problems.length > 0) throw new OptionsError(problems.join('\n'));
 }

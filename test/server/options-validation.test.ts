@@ -51,6 +51,17 @@ describe('flag validation happens before any side effect', () => {
     assert.match(optionsError(['--log-level=loud']), /--log-level/);
   });
 
+  it('files named by flags must be readable, a cert needs its key, and timers must fit', () => {
+    const missing = path.join(os.tmpdir(), 'orch-no-such-file.pem');
+    assert.equal(optionsError([`--tls-cert-file=${missing}`, `--tls-private-key-file=${missing}`]).split('\n').length, 2);
+    assert.match(optionsError([`--client-ca-file=${missing}`]), /^--client-ca-file: cannot read .*orch-no-such-file\.pem \(ENOENT\)$/);
+    assert.match(optionsError([`--token-auth-file=${os.tmpdir()}`]), /is not a regular file/);
+    assert.match(optionsError([`--tls-cert-file=${MAIN}`]), /must be given together/);
+    assert.match(optionsError(['--request-timeout=0s']), /--request-timeout: must be greater than 0/);
+    assert.match(optionsError(['--etcd-compaction-interval=1000h']), /--etcd-compaction-interval: must be at most 596h31m23\.647s/);
+    assert.match(optionsError(['--watch-bookmark-interval=0']), /--watch-bookmark-interval: must be greater than 0/);
+  });
+
   it('startServer refuses bad options without creating the data dir', async () => {
     const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'orch-opts-')), 'data');
     const opts = { ...defaultOptions(), dataDir: dir, authorizationMode: ['RBAC'] };
