@@ -17,6 +17,7 @@ import { ShardCallError } from '../../shards/shard-handle.ts';
 import type { WatchEncoding } from './representation.ts';
 import { decodeListIntegers, queryBool, queryOptionalBool } from './query-params.ts';
 import { setLongTimeout } from '../server/long-timer.ts';
+import { watchTimeoutMs } from '../server/filters/with-timeout.ts';
 
 export interface WatchLimits {
   /** `--min-request-timeout` in seconds; a watch without timeoutSeconds lasts a random time in [min, 2*min). */
@@ -27,18 +28,6 @@ export interface WatchLimits {
 
 const encoder = new TextEncoder();
 const SPACE = encoder.encode(' ');
-
-/**
- * How long a watch lasts, in ms, as the original's ListResource decides:
- * `timeoutSeconds` when non-zero (negative: end at once), else a random time
- * in [min, 2*min) of --min-request-timeout, else no limit. The value may be
- * far beyond what setTimeout holds; arm it with setLongTimeout.
- */
-export function watchDurationMs(timeoutSeconds: number | undefined, minRequestTimeoutSeconds: number, random: () => number = Math.random): number {
-  if (timeoutSeconds !== undefined && timeoutSeconds !== 0) return Math.max(0, timeoutSeconds * 1000);
-  if (minRequestTimeoutSeconds > 0) return minRequestTimeoutSeconds * (random() + 1) * 1000;
-  return Infinity;
-}
 
 /** The watch start for a request, per the spec's watch table and streaming lists. */
 export function planWatch(query: URLSearchParams): { start: WatchStart; initialEventsEnd: boolean } {
@@ -110,7 +99,8 @@ export async function serveWatch(
   const q = ctx.req.query;
   const { start, initialEventsEnd } = planWatch(q);
   const bookmarks = queryBool(q, 'allowWatchBookmarks');
-  const durationMs = watchDurationMs(decodeListIntegers(q).timeoutSeconds, limits.minRequestTimeoutSeconds);
+  // planWatch has checked timeoutSeconds; the duration is the timeout filter's rule (no limit: never).
+  const durationMs = watchTimeoutMs(q, limits.minRequestTimeoutSeconds) ?? Infinity;
 
   const res = ctx.res;
   let headerSent = false;

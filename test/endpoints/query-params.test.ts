@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../../src/endpoints/status.ts';
 import { checkDryRun, checkFieldManager, checkPropagationPolicy, decodeListIntegers, goBool, parseGoInt64 } from '../../src/endpoints/query-params.ts';
-import { planWatch, watchDurationMs } from '../../src/endpoints/watch-handler.ts';
+import { planWatch } from '../../src/endpoints/watch-handler.ts';
+import { watchTimeoutMs } from '../../src/server/filters/with-timeout.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 function statusOf(fn: () => unknown): { code: number; reason: string; message: string } {
@@ -79,10 +80,10 @@ describe('write options as meta/v1 validation reports them', () => {
 
 describe('watch duration', () => {
   it('follows the original: timeoutSeconds when non-zero, else random in [min, 2min)', () => {
-    assert.equal(watchDurationMs(2_147_484, 1800), 2_147_484_000);
-    assert.equal(watchDurationMs(-3, 1800), 0);
-    assert.equal(watchDurationMs(0, 1800, () => 0.5), 2_700_000);
-    assert.equal(watchDurationMs(undefined, 0), Infinity);
+    assert.equal(watchTimeoutMs(new URLSearchParams('timeoutSeconds=2147484'), 1800), 2_147_484_000);
+    assert.equal(watchTimeoutMs(new URLSearchParams('timeoutSeconds=-3'), 1800), 0);
+    assert.equal(watchTimeoutMs(new URLSearchParams('timeoutSeconds=0'), 1800, () => 0.5), 2_700_000);
+    assert.equal(watchTimeoutMs(new URLSearchParams(''), 0), undefined);
   });
 });
 

@@ -35,9 +35,11 @@ export interface TimeoutOptions {
 const INVALID_TIMEOUT = 'invalid timeout specified in the request URL';
 
 /**
- * The timeout of a watch in ms: `timeoutSeconds` when given and non-zero,
- * else min-request-timeout times a random factor in [1, 2); undefined when
- * neither applies (no limit).
+ * The timeout of a watch in ms, as the original's ListResource decides:
+ * `timeoutSeconds` when given and non-zero (negative: end at once), else
+ * min-request-timeout times a random factor in [1, 2); undefined when
+ * neither applies (no limit). It may exceed what setTimeout can hold: arm it
+ * with setLongTimeout.
  */
 export function watchTimeoutMs(query: URLSearchParams, minRequestTimeoutSeconds: number, random: () => number = Math.random): number | undefined {
   // A malformed value is the watch handler's 400 to give; here it counts as unset.
