@@ -103,6 +103,16 @@ export function checkFieldManager(kind: string, manager: string): void {
   }
 }
 
+/**
+ * ValidateFieldValidation: the value must be one the original knows. Only
+ * the value is checked; what Strict and Warn do with unknown fields is the
+ * body decoder's business.
+ */
+export function checkFieldValidation(kind: string, value: string): void {
+  if (value === '' || value === 'Ignore' || value === 'Warn' || value === 'Strict') return;
+  throw invalidOptions(kind, 'fieldValidation', 'FieldValueNotSupported', `Unsupported value: ${goQuote(value)}: supported values: "", "Ignore", "Strict", "Warn"`);
+}
+
 export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
 
 /** ValidateDeleteOptions' check of propagationPolicy. */

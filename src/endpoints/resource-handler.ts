@@ -20,7 +20,7 @@ import { planGet, planList } from './read-options.ts';
 import { listBodyParts, writeBytes, writeParts } from './respond.ts';
 import { errors, StatusError } from './status.ts';
 import { serveWatch, type WatchLimits } from './watch-handler.ts';
-import { checkDryRun, checkFieldManager, checkGracePeriod, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from './query-params.ts';
+import { checkDryRun, checkFieldManager, checkFieldValidation, checkGracePeriod, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from './query-params.ts';
 import { getScale, updateScale } from './scale.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
@@ -164,6 +164,7 @@ function writeOptions(ctx: RequestContext): WriteOptions {
   const dryRun = checkDryRun(kind, q.getAll('dryRun'));
   const manager = q.get('fieldManager') ?? '';
   checkFieldManager(kind, manager);
+  if (kind !== 'DeleteOptions') checkFieldValidation(kind, q.get('fieldValidation') ?? '');
   return { user: ctx.user, dryRun, fieldManager: manager === '' ? undefined : manager, userAgent: ctx.req.header('user-agent') };
 }
 
@@ -182,7 +183,9 @@ async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   if (policy !== undefined && policy !== null) opts.propagationPolicy = checkPropagationPolicy(policy);
   const orphan = body['orphanDependents'] ?? queryOptionalBool(q, 'orphanDependents');
   if (typeof orphan === 'boolean') {
-    if (opts.propagationPolicy !== undefined) throw errors.badRequest('orphanDependents: Invalid value: orphanDependents and propagationPolicy cannot both be set');
+    if (opts.propagationPolicy !== undefined) {
+      throw invalidOptions('DeleteOptions', 'propagationPolicy', 'FieldValueInvalid', `Invalid value: ${JSON.stringify(opts.propagationPolicy)}: orphanDependents and deletionPropagation cannot be both set`);
+    }
     opts.orphanDependents = orphan;
   }
   const pre = body['preconditions'];

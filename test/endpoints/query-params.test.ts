@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../../src/endpoints/status.ts';
-import { checkDryRun, checkFieldManager, checkPropagationPolicy, decodeListIntegers, goBool, parseGoInt64 } from '../../src/endpoints/query-params.ts';
+import { checkDryRun, checkFieldManager, checkFieldValidation, checkPropagationPolicy, decodeListIntegers, goBool, parseGoInt64 } from '../../src/endpoints/query-params.ts';
 import { planWatch } from '../../src/endpoints/watch-handler.ts';
 import { watchTimeoutMs } from '../../src/server/filters/with-timeout.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -70,6 +70,11 @@ describe('write options as meta/v1 validation reports them', () => {
     checkFieldManager('UpdateOptions', 'kubectl-édition');
     assert.equal(statusOf(() => checkFieldManager('UpdateOptions', 'x'.repeat(129))).message, 'UpdateOptions.meta.orch.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes');
     assert.equal(statusOf(() => checkFieldManager('PatchOptions', 'a\u0007b')).message, 'PatchOptions.meta.orch.io "" is invalid: fieldManager: Invalid value: "a\\ab": invalid character U+0007 (at position 1)');
+  });
+
+  it('fieldValidation: one of the four values', () => {
+    checkFieldValidation('CreateOptions', 'Strict');
+    assert.equal(statusOf(() => checkFieldValidation('CreateOptions', 'Lenient')).message, 'CreateOptions.meta.orch.io "" is invalid: fieldValidation: Unsupported value: "Lenient": supported values: "", "Ignore", "Strict", "Warn"');
   });
 
   it('propagationPolicy', () => {
@@ -135,6 +140,10 @@ describe('query parameters end to end', () => {
     assert.equal(grace.json()['message'], 'strconv.ParseInt: parsing "soon": invalid syntax');
     const policy = await t.request('DELETE', `${NS}/gp?propagationPolicy=Later`);
     assert.equal(policy.status, 422);
+    const both = await t.request('DELETE', `${NS}/gp?propagationPolicy=Orphan&orphanDependents=true`);
+    assert.equal(both.status, 422);
+    assert.equal(both.json()['message'], 'DeleteOptions.meta.orch.io "" is invalid: propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set');
+    assert.equal((await t.request('POST', `${NS}?fieldValidation=Lenient`, { metadata: { name: 'fv' } })).status, 422);
     assert.equal((await t.request('DELETE', `${NS}/gp?gracePeriodSeconds=99999999999`)).status, 200);
     // A grace period that puts the deletion time past year 9999 is refused, not a 500.
     const pods = '/api/v1/namespaces/default/pods';
