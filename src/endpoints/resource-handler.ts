@@ -20,7 +20,7 @@ import { planGet, planList } from './read-options.ts';
 import { listBodyParts, writeBytes, writeParts } from './respond.ts';
 import { errors, StatusError } from './status.ts';
 import { serveWatch, type WatchLimits } from './watch-handler.ts';
-import { checkDryRun, checkFieldManager, checkFieldValidation, checkGracePeriod, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from './query-params.ts';
+import { checkDryRun, checkFieldManager, checkFieldValidation, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from './query-params.ts';
 import { getScale, updateScale } from './scale.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
@@ -79,6 +79,8 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
         return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
       case 'deletecollection': {
+        // The original decodes ListOptions here too: a malformed limit or timeoutSeconds is a 400 before anything is deleted.
+        decodeListIntegers(ctx.req.query);
         const filter = filterFor(ctx, rt, info);
         const deleted = await store.deleteCollection(rt, info.namespace, filter, await deleteOptions(ctx));
         const items = joinItems(deleted);

@@ -144,6 +144,10 @@ describe('query parameters end to end', () => {
     assert.equal(both.status, 422);
     assert.equal(both.json()['message'], 'DeleteOptions.meta.orch.io "" is invalid: propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set');
     assert.equal((await t.request('POST', `${NS}?fieldValidation=Lenient`, { metadata: { name: 'fv' } })).status, 422);
+    // deletecollection decodes ListOptions first: nothing is deleted on a malformed limit.
+    assert.equal((await t.request('POST', NS, { metadata: { name: 'keep-me' } })).status, 201);
+    assert.equal((await t.request('DELETE', `${NS}?limit=all`)).status, 400);
+    assert.equal((await t.request('GET', `${NS}/keep-me`)).status, 200);
     assert.equal((await t.request('DELETE', `${NS}/gp?gracePeriodSeconds=99999999999`)).status, 200);
     // A grace period that puts the deletion time past year 9999 is refused, not a 500.
     const pods = '/api/v1/namespaces/default/pods';
