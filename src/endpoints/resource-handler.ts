@@ -179,7 +179,8 @@ async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   const grace = body['gracePeriodSeconds'] ?? queryGrace;
   if (grace !== undefined && grace !== null) {
     if (typeof grace !== 'number' || !Number.isInteger(grace)) throw errors.badRequest('gracePeriodSeconds: must be an integer');
-    opts.gracePeriodSeconds = checkGracePeriod(Math.max(0, grace));
+    // Negative values go on as given: the pod strategy reads them as 1 s, as the original does.
+    opts.gracePeriodSeconds = checkGracePeriod(grace);
   }
   const policy = body['propagationPolicy'] ?? q.get('propagationPolicy') ?? undefined;
   if (policy !== undefined && policy !== null) opts.propagationPolicy = checkPropagationPolicy(policy);

@@ -156,7 +156,10 @@ describe('query parameters end to end', () => {
     const huge = await t.request('DELETE', `${pods}/graceful?gracePeriodSeconds=9223372036854775807`);
     assert.equal(huge.status, 422, huge.body);
     assert.match(String(huge.json()['message']), /^DeleteOptions\.meta\.orch\.io "" is invalid: gracePeriodSeconds: Invalid value/);
-    assert.equal((await t.request('DELETE', `${pods}/graceful?gracePeriodSeconds=30`)).status, 200);
+    // A negative grace period is 1 s for a scheduled pod (the original's pod strategy), not an immediate delete.
+    const negative = await t.request('DELETE', `${pods}/graceful?gracePeriodSeconds=-5`);
+    assert.equal(negative.status, 200);
+    assert.equal(negative.json<{ metadata: { deletionGracePeriodSeconds?: number } }>().metadata.deletionGracePeriodSeconds, 1);
     const applied = await t.request('PATCH', `${NS}/ap?fieldManager=m&force=yes`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ap' } }), {
       headers: { 'content-type': 'application/apply-patch+yaml' },
     });
