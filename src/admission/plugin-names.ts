@@ -84,8 +84,11 @@ export const DEFAULT_ON_ADMISSION_PLUGINS: readonly string[] = [
   'ResourceQuota',
 ];
 
-/** The plugins this server implements (src/admission/plugins/). */
-export const BUILT_ADMISSION_PLUGINS: readonly string[] = ['NamespaceLifecycle'];
+/**
+ * The plugins this server implements (src/admission/plugins/), plus
+ * AlwaysAdmit, which has nothing to run: admitting is what happens anyway.
+ */
+export const BUILT_ADMISSION_PLUGINS: readonly string[] = ['NamespaceLifecycle', 'AlwaysAdmit'];
 
 const known = new Set(KNOWN_ADMISSION_PLUGINS);
 const built = new Set(BUILT_ADMISSION_PLUGINS);

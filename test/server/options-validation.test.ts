@@ -35,6 +35,8 @@ describe('admission plugin flags', () => {
     assert.match(optionsError(['--enable-admission-plugins=NodeRestriction']), /plugin "NodeRestriction" is not implemented by this server/);
     assert.deepEqual(admissionPluginProblems([], ['LimitRanger', 'PodSecurity', 'ResourceQuota']), []);
     assert.equal(parseArgs(['--enable-admission-plugins=NamespaceLifecycle']).enableAdmissionPlugins[0], 'NamespaceLifecycle');
+    assert.deepEqual(admissionPluginProblems(['AlwaysAdmit'], []), [], 'AlwaysAdmit has nothing to enforce');
+    assert.match(admissionPluginProblems(['AlwaysDeny'], [])[0]!, /not implemented/);
   });
 
   it('knows the default-on set', () => {
