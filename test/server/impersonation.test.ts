@@ -48,10 +48,12 @@ describe('impersonation in the chain', () => {
     assert.equal(res.status, 401);
   });
 
-  it('leaves requests without impersonation headers alone', async () => {
+  it('leaves requests without impersonation headers alone (an empty user or uid counts as none, as in the original)', async () => {
     const h = createHarness();
-    const res = await h.send('GET', '/api/v1/pods', { token: 'alice-token', headers: { 'x-impersonate-user': 'jane' } });
-    assert.equal(res.status, 200);
+    assert.equal((await h.send('GET', '/api/v1/pods', { token: 'alice-token', headers: { 'x-impersonate-user': 'jane' } })).status, 200);
+    assert.equal((await h.send('GET', '/api/v1/pods', { token: 'alice-token', headers: { 'impersonate-user': '', 'impersonate-uid': '' } })).status, 200);
+    const emptyUserWithGroup = await h.send('GET', '/api/v1/pods', { token: 'alice-token', headers: { 'impersonate-user': '', 'impersonate-group': 'g' } });
+    assert.equal(emptyUserWithGroup.status, 400);
   });
 });
 

@@ -34,10 +34,15 @@ export const IMPERSONATION_UNSUPPORTED = 'impersonation is not supported by this
 
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
-/** True when any impersonation header is present (even empty: the client still asked). */
+/**
+ * True when the request asks for impersonation, read as the original reads
+ * the headers: a user or uid counts when non-empty, a group or extra header
+ * whenever present.
+ */
 export function asksForImpersonation(req: ApiRequest): boolean {
+  if ((req.header(IMPERSONATE_USER) ?? '') !== '' || (req.header(IMPERSONATE_UID) ?? '') !== '') return true;
   for (const name of req.headerNames()) {
-    if (name === IMPERSONATE_USER || name === IMPERSONATE_GROUP || name === IMPERSONATE_UID || name.startsWith(IMPERSONATE_EXTRA_PREFIX)) return true;
+    if (name === IMPERSONATE_GROUP || name.startsWith(IMPERSONATE_EXTRA_PREFIX)) return true;
   }
   return false;
 }
@@ -58,8 +63,8 @@ export function withImpersonation(): Filter {
       await next();
       return;
     }
-    const target = ctx.req.header(IMPERSONATE_USER);
-    if (target === undefined) {
+    const target = ctx.req.header(IMPERSONATE_USER) ?? '';
+    if (target === '') {
       writeStatus(ctx.res, errors.badRequest('requested impersonation of groups, a uid or extra fields without impersonating a user'));
       return;
     }
