@@ -17,12 +17,11 @@
  * without Impersonate-User are a malformed request: 400 BadRequest (the
  * original answers 500 with a similar text; the fault is the client's).
  */
-import type { Filter } from '../context.ts';
+import type { Filter, UserInfo } from '../context.ts';
 import type { ApiRequest } from '../http.ts';
 import { errors } from '../../endpoints/status.ts';
 import { forbiddenError } from '../../authz/forbidden-message.ts';
 import type { AuthorizationAttributes } from '../../authz/types.ts';
-import type { UserInfo } from '../context.ts';
 import { writeStatus } from './write-status.ts';
 
 export const IMPERSONATE_USER = 'impersonate-user';
