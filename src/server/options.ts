@@ -5,6 +5,7 @@
  * stop the start with a clear message.
  */
 import os from 'node:os';
+import { validateOptions } from './options-validation.ts';
 
 export interface ServerOptions {
   securePort: number;
@@ -54,6 +55,8 @@ export interface ServerOptions {
 }
 
 export class OptionsError extends Error {}
+
+export { validateOptions };
 
 /** Parses Go durations as the original prints them: `1m0s`, `30s`, `5m`, `1h`, `250ms`. */
 export function parseDuration(text: string): number {
@@ -221,7 +224,7 @@ export function parseArgs(argv: readonly string[]): ServerOptions {
     }
     flag.set(o, value);
   }
-  if (o.storageBackend === 'etcd3' && o.etcdServers.length === 0) throw new OptionsError('--etcd-servers must be set with --storage-backend=etcd3');
+  validateOptions(o);
   return o;
 }
 

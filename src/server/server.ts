@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServerOptions } from './options.ts';
-import { runtimeEnabled } from './options.ts';
+import { runtimeEnabled, validateOptions } from './options.ts';
 import { RequestContext } from './context.ts';
 import { buildHandlerChain } from './chain.ts';
 import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
@@ -21,6 +21,7 @@ import { ResourceRegistry } from '../registry/registry.ts';
 import { GenericStore } from '../registry/generic-store.ts';
 import { AdmissionChain, type AdmissionPlugin } from '../admission/types.ts';
 import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts';
+import { admissionPluginEnabled, unbuiltDefaultPlugins } from '../admission/plugin-names.ts';
 import { createResourceHandler } from '../endpoints/resource-handler.ts';
 import { PatchSchemas } from '../endpoints/patch-handler.ts';
 import { preloadProtobuf } from '../protobuf/index.ts';
@@ -58,6 +59,8 @@ export interface RunningServer {
 }
 
 export async function startServer(opts: ServerOptions, logger: Logger): Promise<RunningServer> {
+  // Flag problems stop the start before any side effect (data dir, ports, store).
+  validateOptions(opts);
   const cleanups: Array<() => Promise<void> | void> = [];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.reverse()) {
@@ -111,7 +114,9 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const namespaces = registry.lookup('', 'v1', 'namespaces')!;
     const plugins: AdmissionPlugin[] = [];
     const generic: { store?: GenericStore } = {};
-    if (!opts.disableAdmissionPlugins.includes('NamespaceLifecycle')) {
+    const unbuilt = unbuiltDefaultPlugins(opts.disableAdmissionPlugins);
+    if (unbuilt.length > 0) logger.warn({ plugins: unbuilt }, 'default admission plugins not implemented by this server; their policies are not enforced');
+    if (admissionPluginEnabled('NamespaceLifecycle', opts.enableAdmissionPlugins, opts.disableAdmissionPlugins)) {
       plugins.push(
         namespaceLifecycle({
           async phase(name) {

@@ -324,7 +324,7 @@ spec:
       { what: 'unknown group', method: 'GET', path: '/apis/nope.example.com/v1/things', code: 404, reason: 'NotFound' },
       { what: 'unsupported media type', method: 'POST', path, body: 'a: b', headers: { 'content-type': 'text/plain' }, code: 415, reason: 'UnsupportedMediaType' },
       { what: 'body over 3 MiB', method: 'POST', path, body: { metadata: { name: 'big' }, data: { x: 'y'.repeat(4 * 1024 * 1024) } }, code: 413, reason: 'RequestEntityTooLarge' },
-      { what: 'bad dryRun', method: 'POST', path: `${path}?dryRun=Some`, body: { metadata: { name: 'd' } }, code: 400, reason: 'BadRequest' },
+      { what: 'bad dryRun (422 on CreateOptions, as the original)', method: 'POST', path: `${path}?dryRun=Some`, body: { metadata: { name: 'd' } }, code: 422, reason: 'Invalid' },
       { what: 'not found', method: 'GET', path: `${path}/nothing-here`, code: 404, reason: 'NotFound' },
       { what: 'bad label selector', method: 'GET', path: `${path}?labelSelector=a%20in%20(`, code: 400, reason: 'BadRequest' },
       { what: 'unsupported field selector', method: 'GET', path: `${path}?fieldSelector=spec.nodeName%3Dn1`, code: 400, reason: 'BadRequest' },
