@@ -40,12 +40,12 @@ export class StoredRange<V> {
     return bitmap;
   }
 
-  /** Reads the record (consistent) and remembers it. */
+  /** Reads the record (consistent) and remembers it; the caller gets a copy of its own to change. */
   async refresh(): Promise<{ bitmap: AllocationBitmap; revision: number; range: string | undefined }> {
     const cur = await this.#store.read(this.key);
     const known = { bitmap: this.bitmapOf(cur?.record), revision: cur?.revision ?? 0 };
     this.#known = known;
-    return { ...known, range: cur?.record.range };
+    return { bitmap: known.bitmap.clone(), revision: known.revision, range: cur?.record.range };
   }
 
   /** Forgets the remembered state: the next change reads the record first (after a repair wrote it). */
@@ -94,21 +94,6 @@ export class StoredRange<V> {
   }
 
   /**
-   * What a dry run may know without writing: NotInRange or Allocated for a
-   * wanted value, or some value that is free now (nothing is reserved).
-   */
-  async check(value: V | undefined): Promise<V> {
-    const known = this.#known ?? (await this.#queued(() => this.refresh()));
-    if (value !== undefined) {
-      if (known.bitmap.has(this.range.offsetOf(value))) throw this.range.allocatedError();
-      return value;
-    }
-    const at = known.bitmap.clone().allocateNext();
-    if (at === undefined) throw new AllocationError('Full', RANGE_FULL);
-    return this.range.valueAt(at);
-  }
-
-  /**
    * Writes `bitmap` as the record, provided the record is still at
    * `revision` (0: absent). False when it moved on (the caller reads again).
    */
@@ -139,6 +124,7 @@ export class StoredRange<V> {
     return this.#queued(async () => {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const known = this.#known ?? (await this.refresh());
+        // Never the remembered bitmap itself: a failed write must leave it as it was.
         const next = known.bitmap.clone();
         const result = op(next);
         if (result === NO_CHANGE) return undefined as T;
