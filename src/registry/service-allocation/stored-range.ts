@@ -123,10 +123,20 @@ export class StoredRange<V> {
   #change<T>(op: (bitmap: AllocationBitmap) => T | typeof NO_CHANGE): Promise<T> {
     return this.#queued(async () => {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const fresh = this.#known === null;
         const known = this.#known ?? (await this.refresh());
         // Never the remembered bitmap itself: a failed write must leave it as it was.
         const next = known.bitmap.clone();
-        const result = op(next);
+        let result: T | typeof NO_CHANGE;
+        try {
+          result = op(next);
+        } catch (err) {
+          // Taken or full by what this server last saw: another server may have
+          // freed it since. Only a fresh read may refuse (GuaranteedUpdate's rule).
+          if (fresh || !(err instanceof AllocationError)) throw err;
+          this.#known = null;
+          continue;
+        }
         if (result === NO_CHANGE) return undefined as T;
         const record = { range: this.range.spec, data: next.snapshot() };
         try {

@@ -252,4 +252,14 @@ describe('several servers on one store', () => {
     assert.equal((await allocated(servers[0]!.ipRanges[0]!)).length, 120);
     assert.equal((await allocated(servers[1]!.nodePorts)).length, 240);
   });
+
+  it('one server can take what another released, though its own last view still shows it taken', async () => {
+    const store = new MemoryRangeStore();
+    const [a, b] = [server(store), server(store)];
+    const held = await created(a, service({ type: 'NodePort', ports: [{ port: 80 }] }));
+    await created(b, service({ ports: [{ port: 80 }] })); // b has now seen `held`'s IP taken
+    await a.allocators.afterDelete(held);
+    const again = await created(b, service({ type: 'NodePort', clusterIP: String(spec(held)['clusterIP']), ports: [{ port: 80, nodePort: nodePorts(held)[0] }] }));
+    assert.equal(spec(again)['clusterIP'], spec(held)['clusterIP']);
+  });
 });
