@@ -157,3 +157,41 @@ describe('service allocation over HTTP (embedded store)', () => {
     }
   });
 });
+
+describe('service allocation with kubectl apply and finalizers', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s?.stop();
+  });
+
+  it('keeps the allocated cluster IP and node port when kubectl apply sends the manifest again', async () => {
+    const manifest = 'apiVersion: v1\nkind: Service\nmetadata: { name: applied, namespace: default }\nspec:\n  type: NodePort\n  selector: { app: a }\n  ports: [{ name: http, port: 80 }]\n';
+    const apply = async (args: string[], input: string): Promise<Svc> => {
+      const out = await s.kubectl(['apply', ...args, '-f', '-'], { input });
+      assert.equal(out.code, 0, out.stderr);
+      return (await s.request('GET', `${SVC}/applied`)).json<Svc>();
+    };
+    const first = await apply([], manifest);
+    assert.match(first.spec.clusterIP!, /^10\.0\.0\./);
+    for (const next of [await apply([], manifest.replace('app: a', 'app: b')), await apply(['--server-side', '--force-conflicts'], manifest)]) {
+      assert.equal(next.spec.clusterIP, first.spec.clusterIP);
+      assert.equal(next.spec.ports![0]!.nodePort, first.spec.ports![0]!.nodePort);
+    }
+  });
+
+  it('releases a service held by a finalizer only once the finalizer is gone', async () => {
+    const res = await s.request('POST', SVC, { metadata: { name: 'held', finalizers: ['example.com/hold'] }, spec: { clusterIP: '10.0.0.200', ports: [{ port: 80 }] } });
+    assert.equal(res.status, 201, res.body);
+    assert.equal((await s.request('DELETE', `${SVC}/held`)).status, 200);
+    const probe = { metadata: { name: 'probe' }, spec: { clusterIP: '10.0.0.200', ports: [{ port: 80 }] } };
+    assert.equal((await s.request('POST', SVC, probe)).status, 422, 'still held while finalizing');
+    const patched = await s.request('PATCH', `${SVC}/held`, { metadata: { finalizers: null } }, { headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.body);
+    assert.equal((await s.request('GET', `${SVC}/held`)).status, 404);
+    const reuse = await s.request('POST', SVC, probe);
+    assert.equal(reuse.status, 201, reuse.body);
+  });
+});
