@@ -19,7 +19,8 @@ export interface Cidr {
 /** The family of an IP literal, or undefined when it is not one. */
 export function familyOf(ip: string): IPFamily | undefined {
   if (isIPv4(ip)) return 'IPv4';
-  if (isIPv6(ip)) return 'IPv6';
+  // A zone (`fe80::1%eth0`) is no service address.
+  if (isIPv6(ip) && !ip.includes('%')) return 'IPv6';
   return undefined;
 }
 

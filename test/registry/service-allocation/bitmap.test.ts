@@ -104,7 +104,7 @@ describe('service IP ranges', () => {
     assert.equal(r.valueAt(253), '10.0.0.254');
     assert.equal(r.offsetOf('10.0.0.10'), 9);
     assert.equal(r.spec, '10.0.0.0/24');
-    for (const bad of ['10.0.0.0', '10.0.0.255', '10.0.1.1', 'fd00::1', 'nope']) {
+    for (const bad of ['10.0.0.0', '10.0.0.255', '10.0.1.1', 'fd00::1', 'nope', 'fe80::%eth0', '010.0.0.1', '']) {
       assert.throws(
         () => r.offsetOf(bad),
         (err: unknown) => err instanceof AllocationError && err.kind === 'NotInRange' && err.message === 'provided IP is not in the valid range. The range of valid IPs is 10.0.0.0/24',

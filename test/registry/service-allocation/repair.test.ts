@@ -10,6 +10,7 @@ import { MemoryRangeStore } from '../../../src/registry/service-allocation/range
 import { AllocationRepair, LEAK_PASSES } from '../../../src/registry/service-allocation/repair.ts';
 import { parseServiceClusterIPRanges, parseServiceNodePortRange } from '../../../src/registry/service-allocation/config.ts';
 import type { KObject } from '../../../src/registry/object.ts';
+import { OptionsError, parseArgs } from '../../../src/server/options.ts';
 import { allocated, created, server, service, spec, type Server } from './support.ts';
 
 function repairOf(s: Server, services: () => KObject[], warnings: string[] = []): AllocationRepair {
@@ -103,5 +104,9 @@ describe('range flags', () => {
     assert.throws(() => parseServiceClusterIPRanges('banana'), /invalid CIDR/);
     assert.equal(parseServiceNodePortRange('20000-22767').spec, '20000-22767');
     assert.throws(() => parseServiceNodePortRange('x'), /invalid --service-node-port-range/);
+    const o = parseArgs(['--service-cluster-ip-range=10.96.0.0/16,fd00::/112', '--service-node-port-range=20000-22767', '--service-allocation-repair-interval=30s']);
+    assert.deepEqual([o.serviceClusterIPRange, o.serviceNodePortRange, o.serviceAllocationRepairIntervalMs], ['10.96.0.0/16,fd00::/112', '20000-22767', 30_000]);
+    assert.deepEqual([parseArgs([]).serviceClusterIPRange, parseArgs([]).serviceNodePortRange], ['10.0.0.0/24', '30000-32767']);
+    assert.throws(() => parseArgs(['--service-cluster-ip-range=10.0.0.0/33']), OptionsError);
   });
 });

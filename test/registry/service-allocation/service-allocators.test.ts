@@ -263,3 +263,45 @@ describe('several servers on one store', () => {
     assert.equal(spec(again)['clusterIP'], spec(held)['clusterIP']);
   });
 });
+
+describe('odd input', () => {
+  it('any spec either allocates or is refused with a Status, and a refusal holds nothing (property)', async () => {
+    const fc = (await import('fast-check')).default;
+    const value = fc.oneof(fc.anything(), fc.constantFrom('None', '10.0.0.5', 'fd00::1', 'fe80::%eth0', 'IPv4', 'IPv6', 'SingleStack', 'PreferDualStack', 'RequireDualStack', 30001, 80, -1, 1.5));
+    const portArb = fc.record({ port: fc.oneof(fc.constantFrom(80, 443), value), nodePort: value, protocol: fc.constantFrom('TCP', 'UDP') }, { requiredKeys: [] });
+    const specArb = fc.record(
+      {
+        type: fc.oneof(fc.constantFrom('ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'), value),
+        clusterIP: value,
+        clusterIPs: fc.oneof(fc.array(value, { maxLength: 3 }), value),
+        ipFamilies: fc.oneof(fc.array(value, { maxLength: 3 }), value),
+        ipFamilyPolicy: value,
+        ports: fc.oneof(fc.array(portArb, { maxLength: 3 }), value),
+        externalTrafficPolicy: fc.oneof(fc.constant('Local'), value),
+        healthCheckNodePort: value,
+        allocateLoadBalancerNodePorts: fc.oneof(fc.boolean(), value),
+        selector: value,
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(specArb, async (sp) => {
+        const s = server(new MemoryRangeStore(), '10.0.0.0/24,fd00::/112');
+        let svc;
+        try {
+          svc = service(sp as Record<string, unknown>);
+        } catch {
+          return; // the strategy refused the shape before allocation: not ours
+        }
+        try {
+          await created(s, svc);
+        } catch (err) {
+          assert.ok(err instanceof StatusError, `not a Status: ${String(err)}`);
+          assert.deepEqual(await allocated(s.ipRanges[0]!), []);
+          assert.deepEqual(await allocated(s.nodePorts), []);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
