@@ -4,7 +4,10 @@
  * controller): `kubernetes` in `default`, ClusterIP = the first address of
  * the service range, port 443 `https` → the secure port; its Endpoints and
  * EndpointSlice point at the advertise address and the secure port. Created
- * at start and put back (ports, type, addresses) when changed or removed.
+ * at start and put back when removed; the Service's ports and type are put
+ * back when changed. Endpoints and EndpointSlice are rewritten only at start:
+ * API servers sharing a store would otherwise take turns overwriting each
+ * other's port (the original merges them through leases; not done here).
  */
 import type { GenericStore, WriteOptions } from '../registry/generic-store.ts';
 import type { KObject } from '../registry/object.ts';
@@ -56,7 +59,7 @@ export class ApiServiceController {
 
   /** Reconciles now, then every `intervalMs` (0: only now). */
   async start(intervalMs: number): Promise<void> {
-    await this.reconcile();
+    await this.reconcile(true);
     if (intervalMs <= 0) return;
     this.#timer = setInterval(() => {
       if (this.#running !== null) return;
@@ -73,14 +76,18 @@ export class ApiServiceController {
     await this.#running;
   }
 
-  async reconcile(): Promise<void> {
+  /** One pass; `claimEndpoints` also points existing Endpoints and EndpointSlice at this server. */
+  async reconcile(claimEndpoints = false): Promise<void> {
     await this.#ensureService();
-    if (this.#endpoints !== undefined) await this.#ensure(this.#endpoints, this.#endpointsObject(), (cur) => ({ ...cur, subsets: this.#endpointsObject()['subsets'] }), ['subsets']);
+    if (this.#endpoints !== undefined) {
+      await this.#ensure(this.#endpoints, this.#endpointsObject(), claimEndpoints, (cur) => ({ ...cur, subsets: this.#endpointsObject()['subsets'] }), ['subsets']);
+    }
     if (this.#slices !== undefined) {
       const want = this.#sliceObject();
       await this.#ensure(
         this.#slices,
         want,
+        claimEndpoints,
         (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { ...(cur.metadata.labels ?? {}), ...want.metadata.labels } }, addressType: want['addressType'], endpoints: want['endpoints'], ports: want['ports'] }),
         ['addressType', 'endpoints', 'ports'],
       );
@@ -139,14 +146,15 @@ export class ApiServiceController {
     };
   }
 
-  /** Creates `want`, or rewrites the `fields` of the stored object when they differ. */
-  async #ensure(rt: ResourceType, want: KObject, merge: (cur: KObject) => KObject, fields: readonly string[]): Promise<void> {
+  /** Creates `want`, or (when `rewrite`) rewrites the `fields` of the stored object when they differ. */
+  async #ensure(rt: ResourceType, want: KObject, rewrite: boolean, merge: (cur: KObject) => KObject, fields: readonly string[]): Promise<void> {
     const store = this.#opts.store;
     const cur = await store.getObject(rt, API_SERVICE_NAMESPACE, API_SERVICE_NAME, { kind: 'latest' });
     if (cur === null) {
       await this.#tolerateRace(() => store.create(rt, API_SERVICE_NAMESPACE, { ...want, apiVersion: rt.apiVersion }, WRITE));
       return;
     }
+    if (!rewrite) return;
     const labelsOk = Object.entries(want.metadata.labels ?? {}).every(([k, v]) => cur.obj.metadata.labels?.[k] === v);
     if (labelsOk && fields.every((f) => JSON.stringify(cur.obj[f]) === JSON.stringify(want[f]))) return;
     await this.#tolerateRace(() => store.update(rt, API_SERVICE_NAMESPACE, API_SERVICE_NAME, { ...merge(cur.obj), apiVersion: rt.apiVersion }, WRITE));

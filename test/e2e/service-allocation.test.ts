@@ -134,8 +134,16 @@ describe('service allocation over HTTP (embedded store)', () => {
   it('keeps allocations across a restart, and the repair pass at start rebuilds a lost record', async () => {
     const before = (await s.request('GET', SVC)).json<{ items: Svc[] }>().items.filter((i) => i.spec.clusterIP && i.spec.clusterIP !== 'None');
     assert.ok(before.length >= 5);
+    // Someone breaks the API server's own Service and Endpoints: the next start puts them back.
+    const broken = await s.request('PATCH', `${SVC}/kubernetes`, { spec: { ports: [{ name: 'https', port: 8443, targetPort: 1 }] } }, { headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(broken.status, 200, broken.body);
+    assert.equal((await s.request('DELETE', '/api/v1/namespaces/default/endpoints/kubernetes')).status, 200);
     await s.stop();
     s = await startTestServer(FLAGS, { dataDir });
+    const fixed = (await s.request('GET', `${SVC}/kubernetes`)).json<Svc>();
+    assert.deepEqual(fixed.spec.ports, [{ name: 'https', port: 443, protocol: 'TCP', targetPort: s.securePort }]);
+    const ep = (await s.request('GET', '/api/v1/namespaces/default/endpoints/kubernetes')).json<{ subsets: unknown }>();
+    assert.deepEqual(ep.subsets, [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: s.securePort, protocol: 'TCP' }] }]);
     const victim = before.find((i) => i.metadata.name !== 'kubernetes')!;
     const dup = await create({ metadata: { name: 'after-restart' }, spec: { clusterIP: victim.spec.clusterIP, ports: [{ port: 80 }] } });
     assert.equal(dup.status, 422, `still allocated after restart: ${dup.body}`);
