@@ -102,22 +102,43 @@ export class RouterRangeStore implements RangeRecordStore {
 /** An in-process store for tests and tools: the same contract, in a Map. */
 export class MemoryRangeStore implements RangeRecordStore {
   readonly #records = new Map<string, { record: RangeRecord; revision: number }>();
+  readonly #jitterMs: number;
   #revision = 0;
   /** Counts writes, so tests can see that a dry run wrote nothing. */
   writes = 0;
+  /** Counts refused compare-and-swaps, so tests can see that races happened. */
+  conflicts = 0;
+
+  /** `jitterMs`: each call waits up to this long first, so callers interleave as over a network. */
+  constructor(opts: { jitterMs?: number } = {}) {
+    this.#jitterMs = opts.jitterMs ?? 0;
+  }
+
+  async #jitter(): Promise<void> {
+    if (this.#jitterMs > 0) await new Promise((r) => setTimeout(r, Math.random() * this.#jitterMs));
+  }
 
   async read(key: string): Promise<{ record: RangeRecord; revision: number } | null> {
+    await this.#jitter();
     const cur = this.#records.get(key);
     return cur === undefined ? null : { record: { range: cur.record.range, data: cur.record.data.slice() }, revision: cur.revision };
   }
 
   async create(key: string, record: RangeRecord): Promise<number> {
-    if (this.#records.has(key)) throw new RangeConflictError(`${key} exists`);
+    await this.#jitter();
+    if (this.#records.has(key)) {
+      this.conflicts++;
+      throw new RangeConflictError(`${key} exists`);
+    }
     return this.#put(key, record);
   }
 
   async update(key: string, record: RangeRecord, revision: number): Promise<number> {
-    if (this.#records.get(key)?.revision !== revision) throw new RangeConflictError(`${key} changed`);
+    await this.#jitter();
+    if (this.#records.get(key)?.revision !== revision) {
+      this.conflicts++;
+      throw new RangeConflictError(`${key} changed`);
+    }
     return this.#put(key, record);
   }
 

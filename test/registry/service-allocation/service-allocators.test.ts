@@ -240,7 +240,7 @@ describe('transactions: dry run, revert, delete, type change', () => {
 
 describe('several servers on one store', () => {
   it('never hand out the same IP or node port twice, however their writes interleave', async () => {
-    const store = new MemoryRangeStore();
+    const store = new MemoryRangeStore({ jitterMs: 2 });
     const servers = [server(store, '10.0.0.0/24', '30000-30299'), server(store, '10.0.0.0/24', '30000-30299'), server(store, '10.0.0.0/24', '30000-30299')];
     const made = await Promise.all(
       Array.from({ length: 120 }, (_, i) => created(servers[i % 3]!, service({ type: 'NodePort', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81 }] }))),
@@ -251,6 +251,7 @@ describe('several servers on one store', () => {
     assert.equal(new Set(ports).size, 240);
     assert.equal((await allocated(servers[0]!.ipRanges[0]!)).length, 120);
     assert.equal((await allocated(servers[1]!.nodePorts)).length, 240);
+    assert.ok(store.conflicts > 0, 'the servers did race for the records');
   });
 
   it('one server can take what another released, though its own last view still shows it taken', async () => {
