@@ -6,6 +6,12 @@
  */
 import os from 'node:os';
 import { validateOptions } from './options-validation.ts';
+import {
+  DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+  DEFAULT_SERVICE_NODE_PORT_RANGE,
+  parseServiceClusterIPRanges,
+  parseServiceNodePortRange,
+} from '../registry/service-allocation/config.ts';
 
 export interface ServerOptions {
   securePort: number;
@@ -52,6 +58,12 @@ export interface ServerOptions {
   continueTokenLifetimeMs: number;
   /** Bytes a watch may have buffered for a slow client before it is dropped. */
   watchMaxBufferedBytes: number;
+  /** `--service-cluster-ip-range`: one CIDR or a dual-stack pair, checked. */
+  serviceClusterIPRange: string;
+  /** `--service-node-port-range`, checked. */
+  serviceNodePortRange: string;
+  /** How often allocations are reconciled with the Services that exist (0: only at start). */
+  serviceAllocationRepairIntervalMs: number;
 }
 
 export class OptionsError extends Error {}
@@ -161,6 +173,32 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     set: (o, v) => (o.listCacheBytes = int('list-cache-bytes', 0, 2 ** 40)(v)),
     help: 'bytes of large LIST answers each shard keeps for 10 s to share between clients listing the same thing at once (default 64 MiB; 0 disables)',
   },
+  'service-cluster-ip-range': {
+    set: (o, v) => {
+      try {
+        parseServiceClusterIPRanges(v);
+      } catch (err) {
+        throw new OptionsError((err as Error).message);
+      }
+      o.serviceClusterIPRange = v;
+    },
+    help: `CIDR range for service cluster IPs, or a dual-stack pair v4cidr,v6cidr (default ${DEFAULT_SERVICE_CLUSTER_IP_RANGE})`,
+  },
+  'service-node-port-range': {
+    set: (o, v) => {
+      try {
+        parseServiceNodePortRange(v);
+      } catch (err) {
+        throw new OptionsError((err as Error).message);
+      }
+      o.serviceNodePortRange = v;
+    },
+    help: `port range for NodePort services (default ${DEFAULT_SERVICE_NODE_PORT_RANGE})`,
+  },
+  'service-allocation-repair-interval': {
+    set: (o, v) => (o.serviceAllocationRepairIntervalMs = parseDuration(v)),
+    help: 'interval of the repair pass that reconciles cluster IP and node port allocations with existing services (default 3m0s; 0 = only at start)',
+  },
   'tls-san': { set: (o, v) => o.tlsSanHosts.push(...list(v)), help: 'extra host names/IPs for the generated serving certificate' },
 };
 
@@ -203,6 +241,9 @@ export function defaultOptions(): ServerOptions {
     watchBookmarkIntervalMs: 60_000,
     continueTokenLifetimeMs: 5 * 60_000,
     watchMaxBufferedBytes: 64 * 1024 * 1024,
+    serviceClusterIPRange: DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+    serviceNodePortRange: DEFAULT_SERVICE_NODE_PORT_RANGE,
+    serviceAllocationRepairIntervalMs: 3 * 60_000,
   };
 }
 

@@ -33,6 +33,8 @@ import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
 import { ShardRouter } from '../../shards/router.ts';
 import type { StoreConfig } from '../storage/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
+import { ApiServiceController } from '../controllers/api-service-controller.ts';
+import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { createRequestAuthenticator } from '../authn/union.ts';
 import { effectiveAnonymousAuth } from '../authn/anonymous.ts';
 import { X509Authenticator } from '../authn/x509.ts';
@@ -44,6 +46,9 @@ import { startUwsFrontend } from '../frontends/uws.ts';
 import { loadUws } from '../frontends/uws-loader.ts';
 import type { Frontend } from '../frontends/frontend.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
+
+/** How often the API server's own Service and endpoints are checked (the original's endpoint interval). */
+const API_SERVICE_RECONCILE_MS = 10_000;
 
 export const SYSTEM_NAMESPACES = ['default', 'orch-system', 'orch-public', 'orch-node-lease'] as const;
 
@@ -98,7 +103,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         : { backend: 'embedded', dataDir: path.join(files.dir, 'store'), repair: opts.embeddedWalRepair };
     const router = await ShardRouter.start({
       shards: opts.shards,
-      resources: registry.shardResources(),
+      // The range records of service allocation ride along as a storage resource of their own.
+      resources: [...registry.shardResources(), RANGES_RESOURCE_SPEC],
       store,
       compactionIntervalMs: opts.etcdCompactionIntervalMs,
       runtime: {
@@ -138,6 +144,29 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
+    const services = registry.lookup('', 'v1', 'services');
+    if (services !== undefined) {
+      const allocation = await startServiceAllocation({
+        router,
+        store: genericStore,
+        services,
+        clusterIPRange: opts.serviceClusterIPRange,
+        nodePortRange: opts.serviceNodePortRange,
+        repairIntervalMs: opts.serviceAllocationRepairIntervalMs,
+        log: logger,
+      });
+      cleanups.push(() => allocation.stop());
+      const apiService = new ApiServiceController({
+        store: genericStore,
+        registry,
+        serviceIP: allocation.apiServiceIP,
+        advertiseAddress: opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress,
+        securePort: opts.securePort,
+        log: logger,
+      });
+      await apiService.start(API_SERVICE_RECONCILE_MS);
+      cleanups.push(() => apiService.stop());
+    }
 
     // Documents and codecs built once.
     preloadProtobuf();
