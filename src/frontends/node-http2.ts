@@ -42,6 +42,13 @@ export interface NodeFrontendOptions {
 /** The original's HTTP/2 stream limit when --http2-max-streams-per-connection is 0 (secure_serving.go). */
 export const DEFAULT_MAX_STREAMS = 250;
 
+/** Request head size the original accepts (secure_serving.go: MaxHeaderBytes 1 << 20). */
+export const MAX_HEADER_BYTES = 1 << 20;
+/** What Go's HTTP/2 server adds to it for SETTINGS_MAX_HEADER_LIST_SIZE: 32 bytes for each of ten typical fields. */
+const H2_HEADER_OVERHEAD = 320;
+/** The original's HTTP/2 MaxReadFrameSize: 256 KiB, "big enough for most API POST requests in a single frame". */
+const MAX_FRAME_BYTES = 256 * 1024;
+
 export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Frontend> {
   const { handler } = opts;
   const report = opts.onError ?? reportToConsole;
@@ -61,7 +68,14 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
     // node's http.Server turns Nagle off by default; the TLS server under
     // http2 does not, which cost HTTP/1.1 a quarter of its throughput here.
     noDelay: true,
-    settings: { maxConcurrentStreams: maxStreams },
+    settings: {
+      maxConcurrentStreams: maxStreams,
+      maxHeaderListSize: MAX_HEADER_BYTES + H2_HEADER_OVERHEAD,
+      // The original's MaxReadFrameSize. It also lets a large header list
+      // through: nghttp2 refuses a head spread over more than 8 CONTINUATION
+      // frames, which at the default 16 KiB frame caps it near 144 KiB.
+      maxFrameSize: MAX_FRAME_BYTES,
+    },
     handshakeTimeout: timeouts.headerReadMs,
   });
   const tracker = new ConnectionTracker(server);
@@ -80,6 +94,8 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
     serveH1Request(msg, res as ServerResponse, handler, report);
   });
   enforceConnectionTimeouts(server, timeouts);
+  // HTTP/1.1 heads up to the original's size, not node's 16 KiB (the field allowHTTP1 reads).
+  (server as unknown as { maxHeaderSize: number }).maxHeaderSize = MAX_HEADER_BYTES;
   // Adding a 'request' listener makes node attach its compatibility layer to
   // 'stream' as well, building an Http2ServerRequest/Response pair for every
   // HTTP/2 stream that onStream already serves: half the throughput, for

@@ -172,3 +172,60 @@ describe('node front end connections', () => {
     session.destroy();
   });
 });
+
+describe('node front end request heads', () => {
+  let pki: TestPki;
+  let frontend: Frontend;
+
+  before(async () => {
+    pki = await makeTestPki();
+    const recorder = new Recorder();
+    frontend = await startNodeFrontend({
+      host: '127.0.0.1',
+      port: 0,
+      tls: { cert: pki.serverCertPem, key: pki.serverKeyPem },
+      handler: makeTestHandler(recorder),
+      onError: recorder.onError,
+    });
+  });
+
+  after(async () => {
+    await frontend.close();
+    await pki.cleanup();
+  });
+
+  it("serves HTTP/1.1 heads far past node's 16 KiB, up to the original's 1 MiB, and answers 431 beyond", async () => {
+    const ask = (target: string): Promise<string> =>
+      new Promise((resolve) => {
+        const socket = tls.connect({ host: '127.0.0.1', port: frontend.port, ca: pki.serverCaPem, ALPNProtocols: ['http/1.1'] }, () =>
+          socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+        );
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', () => {});
+        socket.once('close', () => resolve(text));
+      });
+    assert.match(await ask(`/echo?q=${'a'.repeat(200_000)}`), /^HTTP\/1\.1 200 /);
+    assert.match(await ask(`/echo?q=${'a'.repeat(1_100_000)}`), /^HTTP\/1\.1 431 /);
+  });
+
+  it("announces the original's HTTP/2 header list (1 MiB) and frame (256 KiB) sizes, and serves lists past 64 KiB", async () => {
+    const session = http2.connect(`https://127.0.0.1:${frontend.port}`, { ca: pki.serverCaPem, maxSendHeaderBlockLength: 4 << 20 });
+    session.on('error', () => {});
+    // The client holds a header list to the server's announced limit: let it hear it first.
+    const settings = await new Promise<http2.Settings>((resolve) => session.once('remoteSettings', resolve));
+    // Go clients (kubectl) will not send a header list past the announced size.
+    assert.equal(settings.maxHeaderListSize, (1 << 20) + 320);
+    assert.equal(settings.maxFrameSize, 256 * 1024);
+    // nghttp2 (node's client and server) takes one field up to 64 KiB, and a head in up to 9 frames.
+    const status = await new Promise<number | string>((resolve) => {
+      const big = 'b'.repeat(25_000);
+      const stream = session.request({ ':path': '/echo', 'x-big-1': big, 'x-big-2': big, 'x-big-3': big, 'x-big-4': big });
+      stream.on('response', (h) => resolve(Number(h[':status'])));
+      stream.on('error', (err: Error) => resolve(err.message));
+      stream.resume();
+    });
+    session.destroy();
+    assert.equal(status, 200);
+  });
+});
