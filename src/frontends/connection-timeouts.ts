@@ -29,6 +29,7 @@ export interface ConnectionTimeouts {
 /** The original's figures. */
 export const DEFAULT_CONNECTION_TIMEOUTS: ConnectionTimeouts = { idleMs: 90_000, headerReadMs: 32_000 };
 
+const NODE_REQUEST_TIMEOUT_MS = 300_000;
 const REQUEST_TIMEOUT_RESPONSE = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 
 /** How often node looks for HTTP/1.1 heads that take too long: its 30 s default, or finer for short timeouts. */
@@ -46,10 +47,11 @@ export function enforceConnectionTimeouts(server: Http2SecureServer, timeouts: C
   // allowHTTP1 gives the server node's HTTP/1.1 connection handling and these fields.
   const h1 = server as unknown as { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number };
   h1.headersTimeout = headerReadMs;
-  // The original has no deadline for reading a whole request (its
-  // ReadTimeout is unset): bodies are bounded by size, handlers by
-  // --request-timeout.
-  h1.requestTimeout = 0;
+  // node's own bound on receiving a whole request (its 300 s default), kept:
+  // a body that stops coming (a chunk announced and never sent) gets a 408
+  // and a close. The original has none; --request-timeout answers first for
+  // all but long-running requests. node requires it >= headersTimeout.
+  h1.requestTimeout = Math.max(NODE_REQUEST_TIMEOUT_MS, headerReadMs);
   h1.keepAliveTimeout = idleMs;
   h1.connectionsCheckingInterval = checkingIntervalMs(headerReadMs);
 
