@@ -32,6 +32,9 @@ export function bodyIncomplete(): StatusError {
  * as Go's net/http refuses them (identical repeats are harmless there too).
  */
 export function conflictingLengths(headers: HeaderBag): StatusError | undefined {
+  // Repeats come back joined with ', ': the common single header costs no copy.
+  const joined = headers.get('content-length');
+  if (joined === undefined || !joined.includes(',')) return undefined;
   const lengths = headers.values('content-length');
   if (lengths.length < 2 || lengths.every((v) => v === lengths[0])) return undefined;
   return errors.badRequest(`message cannot contain multiple Content-Length headers; got [${lengths.map((v) => JSON.stringify(v)).join(' ')}]`);

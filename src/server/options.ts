@@ -139,7 +139,7 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'max-mutating-requests-inflight': { set: (o, v) => (o.maxMutatingRequestsInflight = int('max-mutating-requests-inflight', 0, 1 << 20)(v)), help: 'mutating in-flight limit (0 = none)' },
   'request-timeout': { set: (o, v) => (o.requestTimeoutMs = parseDuration(v)), help: 'timeout of non-long-running requests' },
   'min-request-timeout': { set: (o, v) => (o.minRequestTimeoutSeconds = int('min-request-timeout', 1, 1 << 30)(v)), help: 'minimum watch timeout, seconds' },
-  'http2-max-streams-per-connection': { set: (o, v) => (o.http2MaxStreamsPerConnection = int('http2-max-streams-per-connection', 0, 1 << 20)(v)), help: 'HTTP/2 streams per connection (0 = default)' },
+  'http2-max-streams-per-connection': { set: (o, v) => (o.http2MaxStreamsPerConnection = int('http2-max-streams-per-connection', 0, 1 << 20)(v)), help: "HTTP/2 streams per connection (0 = 250, the original's default)" },
   'http-idle-timeout': {
     set: (o, v) => (o.httpIdleTimeoutMs = positiveDuration('http-idle-timeout', v)),
     help: 'secure port: close HTTP/1.1 connections idle between requests and HTTP/2 connections with no open stream after this (default 1m30s, as the original)',
