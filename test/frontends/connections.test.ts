@@ -13,7 +13,7 @@ import type { Frontend } from '../../src/frontends/node-http2.ts';
 import { DEFAULT_MAX_STREAMS, startNodeFrontend } from '../../src/frontends/node-http2.ts';
 import type { TestPki } from './support/certs.ts';
 import { makeTestPki } from './support/certs.ts';
-import { connectRawH2, rapidReset } from './support/h2-raw.ts';
+import { connectRawH2, openStreams, rapidReset } from './support/h2-raw.ts';
 import { makeTestHandler, Recorder } from './support/test-handler.ts';
 
 const HEADER_READ_MS = 300;
@@ -173,13 +173,14 @@ describe('node front end connections', () => {
   });
 });
 
-describe('node front end request heads', () => {
+describe('node front end defaults', () => {
   let pki: TestPki;
   let frontend: Frontend;
+  let recorder: Recorder;
 
   before(async () => {
     pki = await makeTestPki();
-    const recorder = new Recorder();
+    recorder = new Recorder();
     frontend = await startNodeFrontend({
       host: '127.0.0.1',
       port: 0,
@@ -227,5 +228,19 @@ describe('node front end request heads', () => {
     });
     session.destroy();
     assert.equal(status, 200);
+  });
+
+  it("starts no more than the original's 250 streams at once when no limit is given", async () => {
+    const conn = await connectRawH2(frontend.port, pki.serverCaPem);
+    await conn.settled;
+    const started = (): number => [...recorder.streams.keys()].filter((id) => id.startsWith('limit-')).length;
+    openStreams(conn, (i) => `/hang?id=limit-${i}`, DEFAULT_MAX_STREAMS + 10);
+    const deadline = Date.now() + BOUND_MS;
+    while (started() < DEFAULT_MAX_STREAMS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    // nghttp2 drops the streams past the limit (a client that honours the
+    // announced limit never sends them); give them time to show up if they were served.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    conn.socket.destroy();
+    assert.equal(started(), DEFAULT_MAX_STREAMS);
   });
 });

@@ -28,6 +28,10 @@ function getHeaderBlock(path: string): Buffer {
 
 export interface RawH2Connection {
   socket: tls.TLSSocket;
+  /** RST_STREAM frames received: stream id and error code. */
+  resets: { streamId: number; code: number }[];
+  /** Resolves once the server's first SETTINGS has arrived (and been acknowledged). */
+  settled: Promise<void>;
   /** The first GOAWAY's error code, when one comes. */
   goaway: Promise<number>;
   /** Resolves when the server closes the connection. */
@@ -38,6 +42,9 @@ export async function connectRawH2(port: number, ca: string): Promise<RawH2Conne
   const socket = tls.connect({ host: '127.0.0.1', port, ca, ALPNProtocols: ['h2'], servername: 'localhost' });
   socket.on('error', () => {});
   await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+  const resets: RawH2Connection['resets'] = [];
+  let resolveSettled: () => void = () => {};
+  const settled = new Promise<void>((resolve) => (resolveSettled = resolve));
   let resolveGoaway: (code: number) => void = () => {};
   const goaway = new Promise<number>((resolve) => (resolveGoaway = resolve));
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
@@ -51,12 +58,23 @@ export async function connectRawH2(port: number, ca: string): Promise<RawH2Conne
       const flags = buffered[4]!;
       const payload = buffered.subarray(9, 9 + length);
       if (type === TYPE.GOAWAY) resolveGoaway(payload.readUInt32BE(4));
-      if (type === TYPE.SETTINGS && (flags & ACK) === 0) socket.write(frame(TYPE.SETTINGS, ACK, 0));
+      if (type === TYPE.RST_STREAM) resets.push({ streamId: buffered.readUInt32BE(5) & 0x7fffffff, code: payload.readUInt32BE(0) });
+      if (type === TYPE.SETTINGS && (flags & ACK) === 0) {
+        socket.write(frame(TYPE.SETTINGS, ACK, 0));
+        resolveSettled();
+      }
       buffered = buffered.subarray(9 + length);
     }
   });
   socket.write(Buffer.concat([PREFACE, frame(TYPE.SETTINGS, 0, 0)]));
-  return { socket, goaway, closed };
+  return { socket, resets, settled, goaway, closed };
+}
+
+/** Opens `count` GET streams (ids 1, 3, 5, ...), the i-th of `path(i)`, in one write, and leaves them open. */
+export function openStreams(conn: RawH2Connection, path: (i: number) => string, count: number): void {
+  const frames: Buffer[] = [];
+  for (let i = 0, id = 1; i < count; i++, id += 2) frames.push(frame(TYPE.HEADERS, END_HEADERS | END_STREAM, id, getHeaderBlock(path(i))));
+  conn.socket.write(Buffer.concat(frames));
 }
 
 /**
