@@ -16,6 +16,7 @@
  */
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import { STATUS_CODES } from 'node:http';
+import { statusBody } from '../endpoints/status.ts';
 import type { RequestHandler } from '../server/http.ts';
 import { closeRatherThanDrain, declaredLength, EMPTY_BODY, mayHaveBody } from './body-limit.ts';
 import { joinSmall, NO_PARTS, PartsCursor, totalLength } from './body-parts.ts';
@@ -39,6 +40,13 @@ export function serveUws(
   const req = new UwsRequest(res, nativeReq, lifecycle);
   const response = new UwsResponse(res, req, lifecycle);
   track(lifecycle);
+  // uWS's parser lets disagreeing Content-Lengths through: answered here, before any handler, and the connection closed.
+  const refused = req.framingError();
+  if (refused !== undefined) {
+    response.writeHead(refused.code, { 'content-type': 'application/json', connection: 'close' });
+    response.end(statusBody(refused));
+    return;
+  }
   runHandler(handler, req, response, report);
 }
 

@@ -41,6 +41,10 @@ export interface ServerOptions {
   requestTimeoutMs: number;
   minRequestTimeoutSeconds: number;
   http2MaxStreamsPerConnection: number;
+  /** Secure port: a connection with nothing in flight is closed after this (the original's fixed 90 s). */
+  httpIdleTimeoutMs: number;
+  /** Secure port: TLS handshake, first request head, HTTP/2 SETTINGS must come within this (the original's fixed 32 s). */
+  httpReadHeaderTimeoutMs: number;
   shutdownDelayMs: number;
   runtimeConfig: Map<string, boolean>;
   enableAdmissionPlugins: string[];
@@ -104,6 +108,12 @@ function bool(name: string): (v: string) => boolean {
   };
 }
 
+function positiveDuration(name: string, v: string): number {
+  const ms = parseDuration(v);
+  if (!(ms >= 1)) throw new OptionsError(`invalid value ${JSON.stringify(v)} for --${name}: must be at least 1ms`);
+  return ms;
+}
+
 const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter((s) => s !== '');
 
 const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = {
@@ -151,7 +161,15 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'max-mutating-requests-inflight': { set: (o, v) => (o.maxMutatingRequestsInflight = int('max-mutating-requests-inflight', 0, 1 << 20)(v)), help: 'mutating in-flight limit (0 = none)' },
   'request-timeout': { set: (o, v) => (o.requestTimeoutMs = parseDuration(v)), help: 'timeout of non-long-running requests' },
   'min-request-timeout': { set: (o, v) => (o.minRequestTimeoutSeconds = int('min-request-timeout', 1, 1 << 30)(v)), help: 'minimum watch timeout, seconds' },
-  'http2-max-streams-per-connection': { set: (o, v) => (o.http2MaxStreamsPerConnection = int('http2-max-streams-per-connection', 0, 1 << 20)(v)), help: 'HTTP/2 streams per connection (0 = default)' },
+  'http2-max-streams-per-connection': { set: (o, v) => (o.http2MaxStreamsPerConnection = int('http2-max-streams-per-connection', 0, 1 << 20)(v)), help: "HTTP/2 streams per connection (0 = 250, the original's default)" },
+  'http-idle-timeout': {
+    set: (o, v) => (o.httpIdleTimeoutMs = positiveDuration('http-idle-timeout', v)),
+    help: 'secure port: close HTTP/1.1 connections idle between requests and HTTP/2 connections with no open stream after this (default 1m30s, as the original)',
+  },
+  'http-read-header-timeout': {
+    set: (o, v) => (o.httpReadHeaderTimeoutMs = positiveDuration('http-read-header-timeout', v)),
+    help: "secure port: the TLS handshake, a request's head (HTTP/1.1) or the client's SETTINGS (HTTP/2) must arrive within this (default 32s, as the original)",
+  },
   'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
   'runtime-config': {
     set: (o, v) => {
@@ -230,6 +248,8 @@ export function defaultOptions(): ServerOptions {
     requestTimeoutMs: 60_000,
     minRequestTimeoutSeconds: 1800,
     http2MaxStreamsPerConnection: 0,
+    httpIdleTimeoutMs: 90_000,
+    httpReadHeaderTimeoutMs: 32_000,
     shutdownDelayMs: 0,
     runtimeConfig: new Map(),
     enableAdmissionPlugins: [],

@@ -248,6 +248,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       tls: { cert: servingCert, key: servingKey, clientCa },
       handler,
       maxStreamsPerConnection: opts.http2MaxStreamsPerConnection,
+      timeouts: { idleMs: opts.httpIdleTimeoutMs, headerReadMs: opts.httpReadHeaderTimeoutMs },
       onError,
     });
     cleanups.push(() => node.close(1000));
