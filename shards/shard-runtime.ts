@@ -107,7 +107,7 @@ export class ShardRuntime {
     this.#loadAt = { ...(opts.loadAt ?? {}) };
     this.#listResults = new ListResultCache(opts.listResultCache ?? DEFAULT_LIST_RESULT_CACHE);
     this.#port = new BatchedPort<ShardMessage, ShardRequest>(port, (reqs) => {
-      for (const req of reqs) this.#handle(req);
+      for (const req of reqs) this.#handleOne(req);
     });
     const output = this.#output();
     for (const spec of resources) {
@@ -239,8 +239,8 @@ export class ShardRuntime {
   #watchFrom(r: ResourceState, after: Revision): void {
     r.progressFor = 0; // an outstanding progress request died with the old watch
     r.watch = this.#store.watch(r.spec.prefix, after, {
-      onEvents: (events) => r.cache.applyEvents(events),
-      onProgress: (revision) => r.cache.markProgress(revision),
+      onEvents: (events) => this.#feed(r, () => r.cache.applyEvents(events)),
+      onProgress: (revision) => this.#feed(r, () => r.cache.markProgress(revision)),
       onError: (err) => {
         r.watch = null;
         if (r.closed || this.#closed) return;
@@ -252,6 +252,25 @@ export class ShardRuntime {
         }
       },
     });
+  }
+
+  /**
+   * Feeds the store watch's output to the cache. Encoding failures end only
+   * the watchers concerned (see WatcherGroups); anything that still escapes
+   * (a stored value the codec cannot decode) means the cache has fallen
+   * behind the store: its watchers end with the error and it is rebuilt from
+   * the store, while the shard and its other resources carry on.
+   */
+  #feed(r: ResourceState, apply: () => void): void {
+    try {
+      apply();
+    } catch (err) {
+      if (r.closed || this.#closed) return;
+      r.watch?.close();
+      r.watch = null;
+      r.cache.closeAllWatchers(err instanceof Error ? err : new Error(String(err)));
+      void this.#load(r);
+    }
   }
 
   /** After a store failure, resume the watch from the cache's revision (or reload). */
@@ -268,6 +287,25 @@ export class ShardRuntime {
     const r = this.#resources.get(groupResource);
     if (r === undefined) throw new NotServedError(groupResource);
     return r;
+  }
+
+  /**
+   * Handles one request of a batch. Whatever it throws fails that request
+   * alone (its caller gets an error, a watch ends with it): the rest of the
+   * batch and the shard carry on.
+   */
+  #handleOne(req: ShardRequest): void {
+    try {
+      this.#handle(req);
+    } catch (err) {
+      if (req.op === 'watch') this.#endWatch(req.watchId, err);
+      else if ('id' in req) this.#port.send({ t: 'err', id: req.id, error: toShardError(err) });
+    }
+  }
+
+  #endWatch(watchId: number, err: unknown): void {
+    this.#flushFrames();
+    this.#port.send({ t: 'end', ids: [watchId], error: toShardError(err) });
   }
 
   #handle(req: ShardRequest): void {
@@ -496,8 +534,7 @@ export class ShardRuntime {
         initialEventsEnd: req.initialEventsEnd,
       });
     } catch (err) {
-      this.#flushFrames();
-      this.#port.send({ t: 'end', ids: [req.watchId], error: toShardError(err) });
+      this.#endWatch(req.watchId, err);
     }
   }
 

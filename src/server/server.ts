@@ -98,6 +98,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       resources: registry.shardResources(),
       store,
       compactionIntervalMs: opts.etcdCompactionIntervalMs,
+      onError: (err, what) => logger.error({ err }, what),
       runtime: {
         retentionMs: opts.watchCacheRetentionMs,
         bookmarkIntervalMs: opts.watchBookmarkIntervalMs,

@@ -1,0 +1,228 @@
+/**
+ * Fault isolation: an object the Protobuf encoder cannot represent (a
+ * ConfigMap whose data holds a boolean, put into the store behind the API's
+ * back) fails only what must encode it. Protobuf watches that would carry it
+ * end with an ERROR Status frame; JSON watches, Protobuf watches whose
+ * selector excludes it, the write itself, the shard and the process carry on.
+ * Protobuf LIST and GET answer 500 for that request only. Each failure is
+ * logged once with the request's audit ID and counted in a metric. Both
+ * front ends (the secure port and the uWS listener).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import { Writable } from 'node:stream';
+import { readFileSync } from 'node:fs';
+import { decodeObject, decodeWatchEvent, type DecodedWatchEvent } from '../../src/protobuf/index.ts';
+import { serializeForStorage } from '../../src/watchcache/json-codec.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+const PB = 'application/vnd.orch.protobuf';
+const NS = '/api/v1/namespaces/fi';
+const FRONT_ENDS = [
+  { name: 'the secure port', uws: false },
+  { name: 'the uWS listener', uws: true },
+] as const;
+
+interface PbWatch {
+  frames: Buffer[];
+  events(): DecodedWatchEvent[];
+  ended(): boolean;
+  close(): void;
+  until(pred: () => boolean, what: string): Promise<void>;
+}
+
+/** A raw Protobuf watch collecting whole length-prefixed frames. */
+function pbWatch(t: TestServer, path: string, uws: boolean): Promise<PbWatch> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port: uws ? t.uwsPort! : t.securePort,
+        path,
+        method: 'GET',
+        headers: { accept: PB, authorization: `Bearer ${t.server.files.adminToken}` },
+        ca: readFileSync(t.server.files.caCertPath),
+        servername: 'localhost',
+      },
+      (res) => {
+        assert.equal(res.statusCode, 200, `watch ${path}`);
+        const frames: Buffer[] = [];
+        let pending = Buffer.alloc(0);
+        let ended = false;
+        res.on('data', (c: Buffer) => {
+          pending = Buffer.concat([pending, c]);
+          while (pending.length >= 4 && pending.length >= 4 + pending.readUInt32BE(0)) {
+            const n = 4 + pending.readUInt32BE(0);
+            frames.push(pending.subarray(0, n));
+            pending = pending.subarray(n);
+          }
+        });
+        res.on('end', () => (ended = true));
+        res.on('close', () => (ended = true));
+        res.on('error', () => (ended = true));
+        resolve({
+          frames,
+          events: () => frames.map((f) => decodeWatchEvent(f)),
+          ended: () => ended,
+          close: () => req.destroy(),
+          until: async (pred, what) => {
+            const deadline = Date.now() + 10_000;
+            while (!pred()) {
+              if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; frames: ${frames.length}`);
+              await new Promise((r) => setTimeout(r, 20));
+            }
+          },
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const nameOf = (obj: Record<string, unknown>): string | undefined => (obj['metadata'] as { name?: string } | undefined)?.name;
+
+/** The protobuf watch's ERROR frame, asserted to be its last, carrying a 500 Status. */
+function assertEndedWithInternalError(w: PbWatch, what: string): void {
+  const events = w.events();
+  const last = events.at(-1);
+  assert.equal(last?.type, 'ERROR', `${what}: last frame is an ERROR, got ${JSON.stringify(events.map((e) => e.type))}`);
+  assert.equal(last!.gvk.kind, 'Status');
+  assert.equal(last!.object['code'], 500, `${what}: ${JSON.stringify(last!.object)}`);
+  assert.equal(last!.object['reason'], 'InternalError');
+  assert.match(String(last!.object['message']), /fi\/bad/, 'the message names the object');
+  assert.ok(!events.some((e) => e.type !== 'ERROR' && e.type !== 'BOOKMARK' && nameOf(e.object) === 'bad'), `${what}: no frame for the bad object`);
+}
+
+describe('fault isolation: an object Protobuf cannot encode', () => {
+  let t: TestServer;
+  const logLines: Record<string, unknown>[] = [];
+  let badWriteRevision = 0;
+  let beforeBad = '';
+
+  before(async () => {
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    t = await startTestServer([], { logs: { level: 'warn', destination } });
+    assert.equal((await t.request('POST', '/api/v1/namespaces', { metadata: { name: 'fi' } })).status, 201);
+    assert.equal((await t.request('POST', `${NS}/configmaps`, { metadata: { name: 'good' }, data: { a: 'x' } })).status, 201);
+    beforeBad = (await t.request('GET', `${NS}/configmaps`)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  it('a write of it ends the Protobuf watches that would carry it with an ERROR Status; the others, the write, the shard and the server carry on', async () => {
+    const opened: Array<{ close(): void }> = [];
+    try {
+      const watchers = [];
+      for (const fe of FRONT_ENDS) {
+        const auth = fe.uws ? { uws: true, as: 'token' as const } : {};
+        // Bookmarks and a start version carry the response head at once on uWS.
+        const q = `watch=1&allowWatchBookmarks=true&resourceVersion=${beforeBad}`;
+        const pbAll = await pbWatch(t, `${NS}/configmaps?${q}`, fe.uws);
+        const pbKept = await pbWatch(t, `${NS}/configmaps?${q}&labelSelector=keep%3Dyes`, fe.uws);
+        const json = await t.watch(`${NS}/configmaps?${q}`, auth);
+        opened.push(pbAll, pbKept, json);
+        watchers.push({ fe, pbAll, pbKept, json });
+      }
+
+      // Behind the API's back (typed decoding would refuse this body with 400).
+      const rt = t.server.registry.lookup('', 'v1', 'configmaps')!;
+      const bad = serializeForStorage({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'bad', namespace: 'fi', uid: 'u-bad', creationTimestamp: '2026-01-01T00:00:00Z' }, data: { a: true } });
+      const written = await t.server.router.create(rt.storageResource, `${rt.keyPrefix}fi/bad`, bad);
+      badWriteRevision = written.revision;
+      assert.ok(badWriteRevision > Number(beforeBad), 'the write is answered');
+
+      // A later write through the API is answered and reaches the watchers still open.
+      const later = await t.request('POST', `${NS}/configmaps`, { metadata: { name: 'later', labels: { keep: 'yes' } }, data: { a: 'y' } });
+      assert.equal(later.status, 201, later.body);
+
+      for (const { fe, pbAll, pbKept, json } of watchers) {
+        await pbAll.until(() => pbAll.ended(), `the unfiltered Protobuf watch on ${fe.name} to end`);
+        assertEndedWithInternalError(pbAll, `the unfiltered Protobuf watch on ${fe.name}`);
+
+        await json.until(() => json.events.some((e) => e.object.metadata.name === 'later'), `the JSON watch on ${fe.name} to see 'later'`);
+        assert.deepEqual(
+          json.events.filter((e) => e.type === 'ADDED').map((e) => e.object.metadata.name),
+          ['bad', 'later'],
+          `the JSON watch on ${fe.name} got both events`,
+        );
+        assert.equal(json.ended, false, `the JSON watch on ${fe.name} is still open`);
+
+        await pbKept.until(() => pbKept.events().some((e) => e.type === 'ADDED' && nameOf(e.object) === 'later'), `the filtered Protobuf watch on ${fe.name} to see 'later'`);
+        assert.equal(pbKept.ended(), false, `the filtered Protobuf watch on ${fe.name} is still open`);
+      }
+
+      for (let i = 0; i < t.server.router.shardCount; i++) assert.equal(t.server.router.shard(i).restarts, 0, `shard ${i} never restarted`);
+      assert.equal((await t.request('POST', `${NS}/configmaps`, { metadata: { name: 'still-served' } })).status, 201);
+    } finally {
+      for (const w of opened) w.close();
+    }
+  });
+
+  for (const fe of FRONT_ENDS) {
+    it(`on ${fe.name}, a Protobuf LIST or GET that must encode it answers 500; JSON, Table and other Protobuf reads are served`, async () => {
+      assert.ok(badWriteRevision > 0, 'runs after the write test');
+      const auth = fe.uws ? { uws: true, as: 'token' as const } : {};
+      const pb = { ...auth, headers: { accept: PB } };
+
+      for (const path of [`${NS}/configmaps`, `${NS}/configmaps/bad`, '/api/v1/configmaps']) {
+        const r = await t.request('GET', path, undefined, pb);
+        assert.equal(r.status, 500, `Protobuf GET ${path}: ${r.body.slice(0, 200)}`);
+        const status = r.json<{ kind: string; code: number; reason: string }>();
+        assert.equal(status.kind, 'Status');
+        assert.equal(status.code, 500);
+        assert.equal(status.reason, 'InternalError');
+      }
+
+      const list = await t.request('GET', `${NS}/configmaps`, undefined, auth);
+      assert.equal(list.status, 200, list.body);
+      assert.ok(list.json<{ items: { metadata: { name: string } }[] }>().items.some((i) => i.metadata.name === 'bad'), 'JSON lists it');
+
+      const table = await t.request('GET', `${NS}/configmaps`, undefined, { ...auth, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+      assert.equal(table.status, 200, table.body);
+
+      const one = await t.request('GET', `${NS}/configmaps/good`, undefined, pb);
+      assert.equal(one.status, 200, one.body.slice(0, 200));
+      assert.equal(nameOf(decodeObject(one.raw).object), 'good');
+
+      const kept = await t.request('GET', `${NS}/configmaps?labelSelector=keep%3Dyes`, undefined, pb);
+      assert.equal(kept.status, 200, 'a Protobuf list whose selector excludes it is served');
+    });
+
+    it(`on ${fe.name}, a Protobuf watch that starts with it or resumes into it ends with an ERROR Status`, async () => {
+      assert.ok(badWriteRevision > 0, 'runs after the write test');
+      // Initial state (resourceVersion=0) and a resume from before the write (the cache's window).
+      for (const q of ['watch=1&resourceVersion=0', `watch=1&allowWatchBookmarks=true&resourceVersion=${beforeBad}`]) {
+        const w = await pbWatch(t, `${NS}/configmaps?${q}`, fe.uws);
+        try {
+          await w.until(() => w.ended(), `the Protobuf watch ?${q} to end`);
+          assertEndedWithInternalError(w, `?${q}`);
+        } finally {
+          w.close();
+        }
+      }
+      assert.equal((await t.request('GET', '/readyz', undefined, fe.uws ? { uws: true, as: 'token' } : {})).status, 200);
+    });
+  }
+
+  it('each failure is logged once with the request audit ID and counted in apiserver_internal_errors_total', async () => {
+    const failures = logLines.filter((l) => l['msg'] === "apiserver panic'd");
+    assert.ok(failures.length > 0, 'failures are logged');
+    for (const l of failures) assert.match(String(l['auditID']), /^[0-9a-f-]{36}$/, `log line has an audit ID: ${JSON.stringify(l)}`);
+    const ids = failures.map((l) => l['auditID']);
+    assert.equal(new Set(ids).size, ids.length, 'one line per failed request');
+    assert.ok(failures.some((l) => String((l['err'] as { message?: string } | undefined)?.message ?? '').includes('fi/bad')), 'the log names the object');
+
+    const metrics = await t.request('GET', '/metrics');
+    for (const verb of ['WATCH', 'LIST', 'GET']) {
+      assert.match(metrics.body, new RegExp(`apiserver_internal_errors_total\\{[^}]*verb="${verb}"[^}]*resource="configmaps"[^}]*\\} [1-9]`), `${verb} failures counted`);
+    }
+  });
+});
