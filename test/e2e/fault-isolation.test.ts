@@ -212,6 +212,42 @@ describe('fault isolation: an object Protobuf cannot encode', () => {
     });
   }
 
+  it('a Protobuf watch whose frames the main thread re-encodes (events of the events group) ends with an ERROR Status when one cannot be; the rest carry on', async () => {
+    const rt = t.server.registry.types.find((r) => r.kind === 'Event' && r.group !== '' && r.conversion !== undefined)!;
+    const core = t.server.registry.lookup('', 'v1', 'events')!;
+    assert.equal(rt.storageResource, core.storageResource, 'stored as core events');
+    const path = `/apis/${rt.group}/${rt.version}/namespaces/fi/events`;
+    const rv = (await t.request('GET', path)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const q = `watch=1&allowWatchBookmarks=true&resourceVersion=${rv}`;
+    const opened: Array<{ close(): void }> = [];
+    try {
+      const watchers = [];
+      for (const fe of FRONT_ENDS) {
+        const pb = await pbWatch(t, `${path}?${q}`, fe.uws);
+        const json = await t.watch(`${path}?${q}`, fe.uws ? { uws: true, as: 'token' } : {});
+        opened.push(pb, json);
+        watchers.push({ fe, pb, json });
+      }
+      // A count that is no integer: fine as JSON, not as the v1 Event's int32.
+      const event = (name: string, count: unknown): Uint8Array =>
+        serializeForStorage({ kind: 'Event', apiVersion: 'v1', metadata: { name, namespace: 'fi' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'R', count });
+      await t.server.router.create(core.storageResource, `${core.keyPrefix}fi/odd`, event('odd', 'many'));
+      await t.server.router.create(core.storageResource, `${core.keyPrefix}fi/fine`, event('fine', 2));
+      for (const { fe, pb, json } of watchers) {
+        await pb.until(() => pb.ended(), `the Protobuf watch on ${fe.name} to end`);
+        const last = pb.events().at(-1)!;
+        assert.equal(last.type, 'ERROR');
+        assert.equal(last.object['code'], 500);
+        await json.until(() => json.events.some((e) => e.object.metadata.name === 'fine'), `the JSON watch on ${fe.name} to get both`);
+        assert.deepEqual(json.events.filter((e) => e.type === 'ADDED').map((e) => e.object.metadata.name), ['odd', 'fine']);
+      }
+      assert.equal((await t.request('GET', path)).status, 200, 'JSON lists of the type are served');
+      assert.equal((await t.request('GET', path, undefined, { headers: { accept: PB } })).status, 500, 'a Protobuf list of it answers 500');
+    } finally {
+      for (const w of opened) w.close();
+    }
+  });
+
   it('each failure is logged once with the request audit ID and counted in apiserver_internal_errors_total', async () => {
     const failures = logLines.filter((l) => l['msg'] === "apiserver panic'd");
     assert.ok(failures.length > 0, 'failures are logged');
