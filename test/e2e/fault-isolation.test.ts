@@ -179,6 +179,8 @@ describe('fault isolation: an object Protobuf cannot encode', () => {
         assert.equal(status.kind, 'Status');
         assert.equal(status.code, 500);
         assert.equal(status.reason, 'InternalError');
+        const auditID = r.headers['audit-id'];
+        assert.ok(typeof auditID === 'string' && logLines.some((l) => l['auditID'] === auditID), `the answer's Audit-Id (${String(auditID)}) is on its log line`);
       }
 
       const list = await t.request('GET', `${NS}/configmaps`, undefined, auth);

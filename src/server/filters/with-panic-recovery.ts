@@ -19,7 +19,7 @@ import type { ApiserverMetrics } from '../metrics.ts';
 import { StatusError } from '../../endpoints/status.ts';
 import { requestLabels } from './request-labels.ts';
 import { trackedResponse } from './tracked-response.ts';
-import { writeStatus } from './write-status.ts';
+import { toStatusError, writeStatus } from './write-status.ts';
 
 /** True for errors of the server's own making: they are logged and counted. */
 function isInternal(err: unknown): boolean {
@@ -36,7 +36,8 @@ export function respondWithError(ctx: RequestContext, err: unknown, logger: Logg
     logger.debug({ err, auditID: ctx.auditID, method: ctx.req.method, path: ctx.req.path }, 'handler failed after the request was aborted');
     return;
   }
-  if (isInternal(err)) {
+  const internal = isInternal(err);
+  if (internal) {
     logger.error({ err, auditID: ctx.auditID, method: ctx.req.method, path: ctx.req.path }, "apiserver panic'd");
     metrics?.recordInternalError(requestLabels(ctx));
   }
@@ -47,7 +48,12 @@ export function respondWithError(ctx: RequestContext, err: unknown, logger: Logg
     if (!res.sealed) res.takeOver().end();
     return;
   }
-  writeStatus(res, err);
+  writeStatus(res, internal ? withAuditID(toStatusError(err), ctx.auditID) : err);
+}
+
+/** The answer to an internal failure carries the audit ID its log line has (as the original's Audit-Id header). */
+function withAuditID(err: StatusError, auditID: string): StatusError {
+  return new StatusError(err.code, err.reason, err.message, err.details, { ...err.headers, 'audit-id': auditID });
 }
 
 /** The outermost filter: catches whatever the rest of the chain throws. */
