@@ -71,6 +71,8 @@ class ResourceState {
   /** Loading or re-loading after an error; reads wait on it. */
   loading: Promise<void> | null = null;
   retryTimer: NodeJS.Timeout | null = null;
+  /** Consecutive failures to load or feed the cache; spaces out the retries (see retryDelayMs). */
+  failures = 0;
   closed = false;
   /** Revision a progress request is outstanding for; concurrent reads share it. */
   progressFor: Revision = 0;
@@ -207,9 +209,11 @@ export class ShardRuntime {
     const p = run().then(
       () => {
         if (r.loading === p) r.loading = null;
+        r.failures = 0;
       },
       (err: unknown) => {
         if (r.loading === p) r.loading = null;
+        r.failures++;
         this.#retryLater(r, err);
       },
     );
@@ -269,8 +273,18 @@ export class ShardRuntime {
       r.watch?.close();
       r.watch = null;
       r.cache.closeAllWatchers(err instanceof Error ? err : new Error(String(err)));
-      void this.#load(r);
+      r.failures++;
+      this.#reloadLater(r);
     }
+  }
+
+  /** Rebuilds the cache from the store after the backoff (a value that cannot be decoded fails it until it is gone). */
+  #reloadLater(r: ResourceState): void {
+    if (r.closed || this.#closed || r.retryTimer !== null) return;
+    r.retryTimer = setTimeout(() => {
+      r.retryTimer = null;
+      void this.#load(r);
+    }, retryDelayMs(r.failures));
   }
 
   /** After a store failure, resume the watch from the cache's revision (or reload). */
@@ -280,7 +294,7 @@ export class ShardRuntime {
       r.retryTimer = null;
       if (r.cache.ready) this.#watchFrom(r, r.cache.revision);
       else void this.#load(r);
-    }, 500);
+    }, retryDelayMs(r.failures));
   }
 
   #resource(groupResource: string): ResourceState {
@@ -563,6 +577,16 @@ export class ShardRuntime {
     }
     this.#port.close();
   }
+}
+
+/**
+ * Wait before retrying a resource's store watch or load: 500 ms, doubling
+ * with each consecutive failure up to 30 s, so a resource that keeps failing
+ * (a corrupt stored value: every reload lists it again) cannot keep the
+ * shard busy relisting it at the expense of its other resources.
+ */
+function retryDelayMs(failures: number): number {
+  return Math.min(500 * 2 ** Math.max(0, failures - 1), 30_000);
 }
 
 class NotServedError extends Error {

@@ -1,5 +1,6 @@
 /**
- * Fault isolation at the shard layer (embedded store, two shards): what one
+ * Fault isolation at the shard layer (two shards, over the embedded store and
+ * over etcd): what one
  * object, one watcher or one stored value breaks stays with it. The shard
  * thread is never restarted, the process never sees an uncaught error, and
  * everything else the shard serves carries on.
@@ -13,7 +14,9 @@ import { ShardRouter } from '../../shards/router.ts';
 import { ShardCallError, type WatchSink } from '../../shards/shard-handle.ts';
 import type { ShardError } from '../../shards/protocol.ts';
 import { serializeForStorage } from '../../src/watchcache/json-codec.ts';
+import type { StoreConfig } from '../../src/storage/config.ts';
 import { CollectingSink, configMapBytes, testResources } from '../support/shard-fixtures.ts';
+import { startEtcd } from '../support/etcd-server.ts';
 
 /** Counts protobuf frames and remembers how the watch ended. */
 class FrameCounter implements WatchSink {
@@ -45,26 +48,44 @@ async function shardError(p: Promise<unknown>): Promise<ShardError> {
   assert.fail('expected the call to fail');
 }
 
-describe('shard fault isolation', () => {
-  let dir: string;
+const backends: Array<{ name: string; start(): Promise<{ config: StoreConfig; cleanup(): Promise<void> }> }> = [
+  {
+    name: 'the embedded store',
+    async start() {
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'orch-shard-faults-'));
+      return { config: { backend: 'embedded', dataDir: dir }, cleanup: () => fs.rm(dir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 'etcd',
+    async start() {
+      const etcd = await startEtcd({ unsafeNoFsync: true });
+      return { config: { backend: 'etcd3', endpoints: [etcd.endpoint], prefix: `/faults-${process.pid}` }, cleanup: () => etcd.stop() };
+    },
+  },
+];
+
+for (const backend of backends) describe(`shard fault isolation over ${backend.name}`, () => {
+  let cleanup: () => Promise<void>;
   let router: ShardRouter;
   const contained: string[] = [];
   let ns = 0;
   const freshNs = (): string => `fi${++ns}`;
 
   before(async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'orch-shard-faults-'));
+    const started = await backend.start();
+    cleanup = started.cleanup;
     router = await ShardRouter.start({
       shards: 2,
       resources: testResources,
-      store: { backend: 'embedded', dataDir: dir },
+      store: started.config,
       runtime: { tooLargeWaitMs: 300, bookmarkIntervalMs: 60_000 },
       onError: (_err, what) => contained.push(what),
     });
   });
   after(async () => {
     await router?.close();
-    await fs.rm(dir, { recursive: true, force: true });
+    await cleanup?.();
   });
 
   const assertNoRestarts = (): void => {
@@ -171,7 +192,7 @@ describe('shard fault isolation', () => {
     // Removing it (as the original's unsafe deletion of a corrupt object would) brings the resource back.
     // The delete lands; its answer (the last state) cannot be decoded, so it is an error.
     await router.delete('/configmaps', `/configmaps/${n}/garbage`).catch(() => undefined);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 35_000; // retries back off while it keeps failing
     for (;;) {
       try {
         const list = await router.list('/configmaps', { kind: 'latest' }, { namespace: n });
