@@ -11,7 +11,7 @@ import { encodeMessageBytes, joinListItems, parseApiVersion, watchFrameWriter, t
 import type { CachedObject, ObjectCodec } from './cached-object.ts';
 import type { CacheEventType } from './event-window.ts';
 import type { FrameEncoder } from './watchers.ts';
-import { ObjectEncodeError } from './object-encode-error.ts';
+import { ObjectEncodeError } from './object-errors.ts';
 
 /** The kind a resource's cache holds, from its apiVersion and kind. */
 export function gvkOf(apiVersion: string, kind: string): GroupVersionKind {

@@ -173,12 +173,16 @@ for (const backend of backends) describe(`shard fault isolation over ${backend.n
     await router.create('/configmaps', `/configmaps/${n}/ok`, configMapBytes(n, 'ok', {}));
     await cmWatch.until(() => cmWatch.changes.length === 1, 'the first event');
 
-    // Not JSON at all: written behind the codec's back, as another tool might.
-    const garbage = new TextEncoder().encode('{"kind":"ConfigMap", this is not JSON');
+    // Not JSON: written behind the codec's back, as another tool might. Errors name it, never quote it.
+    const garbage = new TextEncoder().encode('{"kind":"ConfigMap","data":{"password":hunter2-is-secret}}');
     const writeErr = await shardError(router.create('/configmaps', `/configmaps/${n}/garbage`, garbage));
     assert.equal(writeErr.code, 'Internal', 'the write is answered');
     await cmWatch.until(() => cmWatch.ended !== null, 'the configmaps watcher to end');
     assert.equal(cmWatch.ended?.code, 'Internal');
+    for (const message of [writeErr.message, cmWatch.ended!.message]) {
+      assert.match(message, new RegExp(`stored object ${n}/garbage \\(resourceVersion [0-9]+\\) is not a JSON object`));
+      assert.doesNotMatch(message, /hunter2/, 'the value is not quoted');
+    }
 
     if (neighbour !== undefined) {
       const key = neighbour === '/namespaces' ? `/namespaces/${n}` : `${testResources.find((r) => r.groupResource === neighbour)!.prefix}${n}/x`;
