@@ -14,7 +14,7 @@ import { parseResourceVersion } from './read-options.ts';
 import { errors, StatusError } from './status.ts';
 import { statusFromShardError } from '../registry/generic-store.ts';
 import { ShardCallError } from '../../shards/shard-handle.ts';
-import type { WatchEncoding } from './representation.ts';
+import { parseStoredJson, type WatchEncoding } from './representation.ts';
 import { internalServerError } from '../server/filters/write-status.ts';
 
 export interface WatchLimits {
@@ -73,7 +73,7 @@ function convertFrames(rt: ResourceType, frames: Uint8Array): Uint8Array {
   const out: string[] = [];
   for (const line of lines) {
     if (line === '') continue;
-    const ev = JSON.parse(line) as { type: string; object: KObject };
+    const ev = parseStoredJson<{ type: string; object: KObject }>(line, 'a watch event');
     if (ev.type === 'BOOKMARK') ev.object = { ...ev.object, apiVersion: rt.apiVersion, kind: rt.kind };
     else if (ev.type !== 'ERROR') ev.object = rt.conversion!.fromStorage(ev.object);
     out.push(JSON.stringify(ev));

@@ -269,6 +269,32 @@ describe('fault isolation: an object Protobuf cannot encode', () => {
     }
   });
 
+  it('a stored value that is not JSON past its head: reads that must parse it answer 500, and no log line or answer quotes it', async () => {
+    const rt = t.server.registry.lookup('', 'v1', 'configmaps')!;
+    // The head the fast decode path looks for, then a value no JSON parser accepts.
+    const raw = new TextEncoder().encode('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"","name":"leaky","namespace":"fi3"},"data":{"password":hunter2-is-secret}}');
+    await t.server.router.create(rt.storageResource, `${rt.keyPrefix}fi3/leaky`, raw);
+    const watch = await t.watch('/api/v1/namespaces/fi3/configmaps?watch=1&resourceVersion=0', { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    try {
+      for (const fe of FRONT_ENDS) {
+        const auth = fe.uws ? { uws: true, as: 'token' as const } : {};
+        for (const accept of [PB, 'application/json;as=Table;v=v1;g=meta.k8s.io']) {
+          for (const path of ['/api/v1/namespaces/fi3/configmaps/leaky', '/api/v1/namespaces/fi3/configmaps']) {
+            const r = await t.request('GET', path, undefined, { ...auth, headers: { accept } });
+            assert.equal(r.status, 500, `${accept} GET ${path} on ${fe.name}`);
+            assert.doesNotMatch(r.body, /hunter2/);
+          }
+        }
+      }
+      await watch.until(() => watch.ended, 'the Table watch to end');
+      assert.equal(watch.events.at(-1)?.type, 'ERROR');
+      assert.doesNotMatch(JSON.stringify(watch.events), /hunter2/);
+    } finally {
+      watch.close();
+    }
+    assert.ok(!logLines.some((l) => JSON.stringify(l).includes('hunter2')), 'no log line quotes the stored value');
+  });
+
   it('each failure is logged once with the request audit ID and counted in apiserver_internal_errors_total', async () => {
     const failures = logLines.filter((l) => l['msg'] === "apiserver panic'd");
     assert.ok(failures.length > 0, 'failures are logged');
