@@ -1,16 +1,23 @@
 /**
- * `npm run bench` (node --import tsx loadtest/run.ts): the API benchmark
- * (loadtest/api/run.ts; flags pass through: --only=embedded|etcd3, --out=...),
- * then how to run the other benchmarks.
+ * `npm run bench` (node --import tsx loadtest/run.ts): the API benchmark with
+ * the Node client (loadtest/api/run.ts; flags pass through:
+ * --only=embedded|etcd3, --out=...), then the same server under h2load
+ * (loadtest/h2load/run.ts; skipped with a message when h2load is not
+ * installed), then how to run the other benchmarks.
  */
 import { runApiBench } from './api/run.ts';
+import { runH2loadBench } from './h2load/run.ts';
 
 const OTHERS: ReadonlyArray<[string, string]> = [
   ['npm run bench:storage', 'storage layer: creates, LIST from the watch cache, watch fan-out, shard round trip, memory (loadtest/results/storage.md)'],
   ['node --import tsx loadtest/http/frontends.ts', 'front ends alone: requests/s of a trivial handler on uWS and node:http2'],
+  ['node --import tsx loadtest/micro/protobuf-pod.ts', 'Protobuf encode/decode of a typical Pod (µs per call)'],
+  ['node --import tsx loadtest/micro/apply-deployment.ts', 'server-side apply and update of a 3 KiB Deployment with three managers (µs per call)'],
 ];
 
-const code = await runApiBench(process.argv.slice(2));
+const only = process.argv.slice(2).filter((a) => a.startsWith('--only='));
+let code = await runApiBench(process.argv.slice(2));
+if (code === 0) code = await runH2loadBench(only);
 console.log('\nOther benchmarks (not run by `npm run bench`):');
 for (const [cmd, what] of OTHERS) console.log(`  ${cmd}\n      ${what}`);
 process.exit(code);

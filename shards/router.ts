@@ -10,8 +10,8 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import type { Revision } from '../src/storage/interface.ts';
-import type { StoreConfig } from '../src/storage/config.ts';
-import type { StoreHostTask } from '../workers/store-host-worker.ts';
+import type { StoreConfig, StoreOpenNote } from '../src/storage/config.ts';
+import type { StoreHostResult, StoreHostTask } from '../workers/store-host-worker.ts';
 import { shardFor } from './hash.ts';
 import { Compactor } from '../src/storage/compactor.ts';
 import { ShardHandle, WORKER_RESOURCE_LIMITS, compiled, workerEntry, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
@@ -41,6 +41,7 @@ export class ShardRouter {
   readonly #placement = new Map<string, ShardHandle>();
   readonly #storeHost: Piscina | null;
   readonly #onClose: Array<() => Promise<void>> = [];
+  #storeOpenNotes: readonly StoreOpenNote[] = [];
 
   private constructor(shards: ShardHandle[], placement: Map<string, ShardHandle>, storeHost: Piscina | null) {
     this.#shards = shards;
@@ -48,10 +49,16 @@ export class ShardRouter {
     this.#storeHost = storeHost;
   }
 
+  /** What opening the embedded store found (torn-write cuts, repairs, skipped snapshots), for the server log. */
+  get storeOpenNotes(): readonly StoreOpenNote[] {
+    return this.#storeOpenNotes;
+  }
+
   static async start(opts: ShardRouterOptions): Promise<ShardRouter> {
     const count = Math.max(1, opts.shards ?? os.availableParallelism());
     let storeHost: Piscina | null = null;
     let connectStore: (() => Promise<MessagePort>) | undefined;
+    let storeOpenNotes: readonly StoreOpenNote[] = [];
     if (opts.store.backend === 'embedded') {
       const host = new Piscina({
         ...workerEntry(storeHostWorkerFile),
@@ -62,7 +69,8 @@ export class ShardRouter {
         resourceLimits: WORKER_RESOURCE_LIMITS,
       });
       storeHost = host;
-      await host.run({ kind: 'open', store: opts.store, compactionIntervalMs: opts.compactionIntervalMs } satisfies StoreHostTask);
+      const opened: StoreHostResult = await host.run({ kind: 'open', store: opts.store, compactionIntervalMs: opts.compactionIntervalMs } satisfies StoreHostTask);
+      storeOpenNotes = opened.notes ?? [];
       connectStore = async () => {
         const ch = new MessageChannel();
         await host.run({ kind: 'connect', port: ch.port1 } satisfies StoreHostTask, {
@@ -82,6 +90,7 @@ export class ShardRouter {
       for (const spec of bySlot[shard.index]!) placement.set(spec.groupResource, shard);
     }
     const router = new ShardRouter(shards, placement, storeHost);
+    router.#storeOpenNotes = storeOpenNotes;
     if (opts.store.backend === 'etcd3' && opts.compactionIntervalMs !== undefined && opts.compactionIntervalMs > 0) {
       const { EtcdStore } = await import('../src/storage/etcd/index.ts');
       const etcd = new EtcdStore({ endpoints: opts.store.endpoints, prefix: opts.store.prefix });

@@ -23,7 +23,16 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: opts.logLevel as LogLevel });
-  const server = await startServer(opts, logger);
+  let server;
+  try {
+    server = await startServer(opts, logger);
+  } catch (err) {
+    if (err instanceof OptionsError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

@@ -5,7 +5,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { Store } from '../src/storage/interface.ts';
-import { openOwnedStore, type StoreConfig } from '../src/storage/config.ts';
+import { openOwnedStore, storeOpenNotes, type StoreConfig, type StoreOpenNote } from '../src/storage/config.ts';
 import { StoreServer } from '../src/storage/remote/server.ts';
 import { Compactor } from '../src/storage/compactor.ts';
 
@@ -18,7 +18,13 @@ let store: Store | null = null;
 let server: StoreServer | null = null;
 let compactor: Compactor | null = null;
 
-export default async function storeHostTask(task: StoreHostTask): Promise<{ ok: true }> {
+export interface StoreHostResult {
+  ok: true;
+  /** On open: what recovery did, for the main thread to log (this thread has no logger). */
+  notes?: StoreOpenNote[];
+}
+
+export default async function storeHostTask(task: StoreHostTask): Promise<StoreHostResult> {
   switch (task.kind) {
     case 'open':
       if (store !== null) throw new Error('store already open');
@@ -29,7 +35,7 @@ export default async function storeHostTask(task: StoreHostTask): Promise<{ ok: 
         compactor = new Compactor(store, { intervalMs: task.compactionIntervalMs });
         compactor.start();
       }
-      return { ok: true };
+      return { ok: true, notes: await storeOpenNotes(store) };
     case 'connect':
       if (server === null) throw new Error('store is not open');
       server.connect(task.port);

@@ -7,6 +7,8 @@
 import type { Authorizer } from './types.ts';
 import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer } from './always.ts';
 import { UnionAuthorizer } from './union.ts';
+import { PrivilegedGroupsAuthorizer } from './privileged-groups.ts';
+import { GROUP_MASTERS } from '../authn/types.ts';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
@@ -65,15 +67,28 @@ export function parseAuthorizationModes(flag: string | readonly string[] | undef
 }
 
 /**
- * The authorizer for the flag value. `factories` supplies modes built
- * elsewhere (RBAC, Node, ...) as they arrive; built-ins cannot be replaced.
+ * Checks the flag value completely (syntax and that every mode is built)
+ * without building anything, so start-up can refuse a bad value before any
+ * side effect. Returns the modes.
  */
-export function buildAuthorizer(flag: string | readonly string[] | undefined, factories: AuthorizerFactories = {}): Authorizer {
+export function validateAuthorizationModes(flag: string | readonly string[] | undefined, factories: AuthorizerFactories = {}): AuthorizationMode[] {
   const modes = parseAuthorizationModes(flag);
   const available: AuthorizerFactories = { ...factories, ...BUILT_IN };
   const missing = modes.filter((m) => available[m] === undefined);
   if (missing.length > 0) {
     throw new AuthorizationConfigError(missing.map((m) => `authorization mode ${m} is not supported yet`));
   }
-  return new UnionAuthorizer(modes.map((m) => available[m]!()));
+  return modes;
+}
+
+/**
+ * The authorizer for the flag value. `factories` supplies modes built
+ * elsewhere (RBAC, Node, ...) as they arrive; built-ins cannot be replaced.
+ * As in the original, the privileged-group authorizer (system:masters)
+ * comes first whatever the modes are.
+ */
+export function buildAuthorizer(flag: string | readonly string[] | undefined, factories: AuthorizerFactories = {}): Authorizer {
+  const modes = validateAuthorizationModes(flag, factories);
+  const available: AuthorizerFactories = { ...factories, ...BUILT_IN };
+  return new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), ...modes.map((m) => available[m]!())]);
 }

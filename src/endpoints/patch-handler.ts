@@ -5,6 +5,7 @@
  * (`application/apply-patch+yaml`) is answered by the patch package (415
  * until field ownership lands).
  */
+import { goBool } from './query-params.ts';
 import type { RequestContext, RequestInfo } from '../server/context.ts';
 import type { GenericStore, WriteOptions } from '../registry/generic-store.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
@@ -101,10 +102,8 @@ async function serveApply(
   forceParam: string | null,
 ): Promise<{ status: number; body: Uint8Array }> {
   if (!opts.fieldManager) throw invalidPatchOptions('fieldManager', 'Required value: is required for apply patch');
-  if (forceParam !== null && forceParam !== 'true' && forceParam !== 'false' && forceParam !== '') {
-    throw errors.badRequest(`invalid force: ${JSON.stringify(forceParam)}: must be true or false`);
-  }
-  const force = forceParam === 'true';
+  // A *bool as the original reads it: present and not "0"/"false" is true.
+  const force = forceParam !== null && goBool(forceParam);
   if (patchBytes.byteLength > MAX_PATCH_BODY_BYTES) throw errors.tooLarge(`Request entity too large: limit is ${MAX_PATCH_BODY_BYTES}`);
   // YAML 1.1 as the original reads apply bodies (`yes` is true, timestamps stay strings); 400 when malformed.
   const applied = decodeApplyBody(patchBytes);

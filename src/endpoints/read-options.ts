@@ -6,6 +6,7 @@
 import type { ReadMode } from '../../shards/protocol.ts';
 import type { ContinuePosition, ContinueTokens } from './continue-token.ts';
 import { errors } from './status.ts';
+import { decodeListIntegers } from './query-params.ts';
 
 export interface ListPlan {
   read: ReadMode;
@@ -14,19 +15,21 @@ export interface ListPlan {
   resume: ContinuePosition | undefined;
 }
 
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/**
+ * A resource version as the original's versioner parses it (a uint64).
+ * Versions past 2^53 are valid there, and simply newer than anything the
+ * store has: they read as Number.MAX_SAFE_INTEGER, which is just as far in
+ * the future (504 "Too large resource version" on reads), instead of being
+ * refused.
+ */
 export function parseResourceVersion(value: string, param = 'resourceVersion'): number {
   if (!/^[0-9]+$/.test(value)) throw errors.badRequest(`invalid ${param}: ${JSON.stringify(value)}: must be a non-negative integer`);
-  const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw errors.badRequest(`invalid ${param}: ${JSON.stringify(value)}: out of range`);
-  return n;
+  if (BigInt(value) > UINT64_MAX) throw errors.badRequest(`invalid ${param}: ${JSON.stringify(value)}: out of range`);
+  return Math.min(Number(value), Number.MAX_SAFE_INTEGER);
 }
 
-function parseLimit(value: string | null): number | undefined {
-  if (value === null || value === '') return undefined;
-  if (!/^-?[0-9]+$/.test(value)) throw errors.badRequest(`invalid limit: ${JSON.stringify(value)}: must be an integer`);
-  const n = Number(value);
-  return n > 0 ? n : undefined; // the original treats limit <= 0 as no limit
-}
 
 /** Get: unset -> most recent; "0" -> any; other -> not older than. */
 export function planGet(query: URLSearchParams): ReadMode {
@@ -40,9 +43,14 @@ export function planGet(query: URLSearchParams): ReadMode {
 export function planList(query: URLSearchParams, tokens: ContinueTokens): ListPlan {
   const rv = query.get('resourceVersion') ?? '';
   const match = query.get('resourceVersionMatch') ?? '';
-  const limit = parseLimit(query.get('limit'));
+  // Every integer of ListOptions (limit, timeoutSeconds) must parse, as the
+  // original fails the whole decoding; limit <= 0 means no limit.
+  const decoded = decodeListIntegers(query);
+  const limit = decoded.limit !== undefined && decoded.limit > 0 ? decoded.limit : undefined;
   const cont = query.get('continue') ?? '';
 
+  // Streaming initial events is a watch feature; the original forbids it on a plain list.
+  if (query.has('sendInitialEvents')) throw errors.badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list');
   if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
     throw errors.badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
   }

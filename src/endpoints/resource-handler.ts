@@ -19,7 +19,8 @@ import { ContinueTokens } from './continue-token.ts';
 import { planGet, planList } from './read-options.ts';
 import { listBodyParts, writeBytes, writeParts } from './respond.ts';
 import { errors, StatusError } from './status.ts';
-import { parseBool, serveWatch, type WatchLimits } from './watch-handler.ts';
+import { serveWatch, type WatchLimits } from './watch-handler.ts';
+import { checkDryRun, checkFieldManager, checkFieldValidation, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from './query-params.ts';
 import { getScale, updateScale } from './scale.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
@@ -78,6 +79,8 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
         return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
       case 'deletecollection': {
+        // The original decodes ListOptions here too: a malformed limit or timeoutSeconds is a 400 before anything is deleted.
+        decodeListIntegers(ctx.req.query);
         const filter = filterFor(ctx, rt, info);
         const deleted = await store.deleteCollection(rt, info.namespace, filter, await deleteOptions(ctx));
         const items = joinItems(deleted);
@@ -147,41 +150,45 @@ function toStoredFieldNames(selector: string): string {
     .join(',');
 }
 
-function dryRunOf(ctx: RequestContext): boolean {
-  const values = ctx.req.query.getAll('dryRun');
-  for (const v of values) {
-    if (v !== 'All' && v !== '') throw errors.badRequest(`dryRun: Unsupported value: ${JSON.stringify(v)}: supported values: "All"`);
-  }
-  return values.includes('All');
-}
+/** The options kind a verb's query decodes into, named in its 422s. */
+type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
 
+const OPTIONS_KIND: Readonly<Record<string, OptionsKind>> = { create: 'CreateOptions', update: 'UpdateOptions', patch: 'PatchOptions', delete: 'DeleteOptions', deletecollection: 'DeleteOptions' };
+
+/**
+ * dryRun and fieldManager, validated as the original's meta/v1 validation
+ * does (422 Invalid on the options kind). An empty fieldManager is "not
+ * set", as in the original.
+ */
 function writeOptions(ctx: RequestContext): WriteOptions {
-  const fieldManager = ctx.req.query.get('fieldManager') ?? undefined;
-  if (fieldManager !== undefined && (fieldManager.length > 128 || /[^\x20-\x7e]/.test(fieldManager))) {
-    throw errors.badRequest('fieldManager: Invalid value: must be printable and at most 128 characters');
-  }
-  return { user: ctx.user, dryRun: dryRunOf(ctx), fieldManager, userAgent: ctx.req.header('user-agent') };
+  const kind = OPTIONS_KIND[ctx.info?.verb ?? ''] ?? 'UpdateOptions';
+  const q = ctx.req.query;
+  const dryRun = checkDryRun(kind, q.getAll('dryRun'));
+  const manager = q.get('fieldManager') ?? '';
+  checkFieldManager(kind, manager);
+  if (kind !== 'DeleteOptions') checkFieldValidation(kind, q.get('fieldValidation') ?? '');
+  return { user: ctx.user, dryRun, fieldManager: manager === '' ? undefined : manager, userAgent: ctx.req.header('user-agent') };
 }
 
 async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   const q = ctx.req.query;
   const body = (await readJsonObject(ctx, { required: false })) ?? {};
   const opts: DeleteOptions = { ...writeOptions(ctx) };
-  const grace = body['gracePeriodSeconds'] ?? (q.get('gracePeriodSeconds') !== null ? Number(q.get('gracePeriodSeconds')) : undefined);
+  // Query integers as Go's ParseInt reads them (400 with strconv's message); a body value must be an integer too.
+  const queryGrace = q.get('gracePeriodSeconds') !== null ? parseGoInt64(q.get('gracePeriodSeconds')!) : undefined;
+  const grace = body['gracePeriodSeconds'] ?? queryGrace;
   if (grace !== undefined && grace !== null) {
     if (typeof grace !== 'number' || !Number.isInteger(grace)) throw errors.badRequest('gracePeriodSeconds: must be an integer');
-    opts.gracePeriodSeconds = Math.max(0, grace);
+    // Negative values go on as given: the pod strategy reads them as 1 s, as the original does.
+    opts.gracePeriodSeconds = checkGracePeriod(grace);
   }
   const policy = body['propagationPolicy'] ?? q.get('propagationPolicy') ?? undefined;
-  if (policy !== undefined && policy !== null) {
-    if (policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
-      throw errors.badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
-    }
-    opts.propagationPolicy = policy;
-  }
-  const orphan = body['orphanDependents'] ?? (q.get('orphanDependents') !== null ? parseBool(q.get('orphanDependents'), 'orphanDependents') : undefined);
+  if (policy !== undefined && policy !== null) opts.propagationPolicy = checkPropagationPolicy(policy);
+  const orphan = body['orphanDependents'] ?? queryOptionalBool(q, 'orphanDependents');
   if (typeof orphan === 'boolean') {
-    if (opts.propagationPolicy !== undefined) throw errors.badRequest('orphanDependents: Invalid value: orphanDependents and propagationPolicy cannot both be set');
+    if (opts.propagationPolicy !== undefined) {
+      throw invalidOptions('DeleteOptions', 'propagationPolicy', 'FieldValueInvalid', `Invalid value: ${JSON.stringify(opts.propagationPolicy)}: orphanDependents and deletionPropagation cannot be both set`);
+    }
     opts.orphanDependents = orphan;
   }
   const pre = body['preconditions'];
@@ -193,8 +200,8 @@ async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   }
   const dry = body['dryRun'];
   if (Array.isArray(dry)) {
-    for (const v of dry) if (v !== 'All') throw errors.badRequest(`dryRun: Unsupported value: ${JSON.stringify(v)}: supported values: "All"`);
-    if (dry.includes('All')) opts.dryRun = true;
+    if (dry.some((v) => typeof v !== 'string')) throw errors.badRequest('dryRun: must be a list of strings');
+    if (checkDryRun('DeleteOptions', dry as string[])) opts.dryRun = true;
   }
   return opts;
 }

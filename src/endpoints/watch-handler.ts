@@ -16,6 +16,9 @@ import { statusFromShardError } from '../registry/generic-store.ts';
 import { ShardCallError } from '../../shards/shard-handle.ts';
 import { parseStoredJson, type WatchEncoding } from './representation.ts';
 import { internalServerError } from '../server/filters/write-status.ts';
+import { decodeListIntegers, queryBool, queryOptionalBool } from './query-params.ts';
+import { setLongTimeout } from '../server/long-timer.ts';
+import { watchTimeoutMs } from '../server/filters/with-timeout.ts';
 
 export interface WatchLimits {
   /** `--min-request-timeout` in seconds; a watch without timeoutSeconds lasts a random time in [min, 2*min). */
@@ -27,24 +30,18 @@ export interface WatchLimits {
 const encoder = new TextEncoder();
 const SPACE = encoder.encode(' ');
 
-export function parseBool(value: string | null, param: string): boolean {
-  if (value === null || value === '') return false;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw errors.badRequest(`invalid ${param}: ${JSON.stringify(value)}: must be true or false`);
-}
-
 /** The watch start for a request, per the spec's watch table and streaming lists. */
 export function planWatch(query: URLSearchParams): { start: WatchStart; initialEventsEnd: boolean } {
   const rv = query.get('resourceVersion') ?? '';
   const match = query.get('resourceVersionMatch') ?? '';
-  const sendInitial = query.get('sendInitialEvents');
-  if (sendInitial !== null && sendInitial !== '') {
-    const wants = parseBool(sendInitial, 'sendInitialEvents');
+  decodeListIntegers(query);
+  // Booleans as the original reads them: present and not "0"/"false" is true (even empty).
+  const wants = queryOptionalBool(query, 'sendInitialEvents');
+  if (wants !== undefined) {
     if (match !== 'NotOlderThan') {
       throw errors.badRequest('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
     }
-    if (!parseBool(query.get('allowWatchBookmarks'), 'allowWatchBookmarks') && wants) {
+    if (!queryBool(query, 'allowWatchBookmarks') && wants) {
       throw errors.badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
     }
     if (!wants) {
@@ -102,16 +99,9 @@ export async function serveWatch(
   const { transform, contentType } = encoding;
   const q = ctx.req.query;
   const { start, initialEventsEnd } = planWatch(q);
-  const bookmarks = parseBool(q.get('allowWatchBookmarks'), 'allowWatchBookmarks');
-  const timeoutParam = q.get('timeoutSeconds');
-  let timeoutSeconds: number;
-  if (timeoutParam !== null && timeoutParam !== '') {
-    if (!/^[0-9]+$/.test(timeoutParam)) throw errors.badRequest(`invalid timeoutSeconds: ${JSON.stringify(timeoutParam)}`);
-    timeoutSeconds = Number(timeoutParam);
-  } else {
-    const min = limits.minRequestTimeoutSeconds;
-    timeoutSeconds = min + Math.floor(Math.random() * min);
-  }
+  const bookmarks = queryBool(q, 'allowWatchBookmarks');
+  // planWatch has checked timeoutSeconds; the duration is the timeout filter's rule (no limit: never).
+  const durationMs = watchTimeoutMs(q, limits.minRequestTimeoutSeconds) ?? Infinity;
 
   const res = ctx.res;
   let headerSent = false;
@@ -153,7 +143,7 @@ export async function serveWatch(
     const finish = (last?: Uint8Array): void => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      timer.cancel();
       handle?.close();
       if (!res.closed) {
         try {
@@ -176,7 +166,8 @@ export async function serveWatch(
       }
       finish(last);
     };
-    const timer = setTimeout(() => finish(), timeoutSeconds * 1000);
+    // Not setTimeout: a client's timeoutSeconds may exceed its 2^31-1 ms and would fire at once.
+    const timer = setLongTimeout(() => finish(), durationMs);
     res.onClose(() => finish());
     handle = router.watch(
       { resource: rt.storageResource, start, filter, encoding: encoding.shard, bookmarks, initialEventsEnd },
@@ -198,7 +189,7 @@ export async function serveWatch(
             // client resumes from the last version it saw), so one slow
             // reader never holds memory or delays the others.
             done = true;
-            clearTimeout(timer);
+            timer.cancel();
             handle?.close();
             res.destroy();
             resolve();

@@ -5,13 +5,12 @@
  * every file that is still valid and write only what is missing or stale.
  */
 import { createPublicKey, KeyObject, X509Certificate } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { CertificateAuthority, type CertificateSubject } from './ca.ts';
-import { PUBLIC_MODE, readIfExists, restrictMode, SECRET_MODE, syncDirectory, writeFileAtomic } from './files.ts';
+import { DATA_FILE_MODE, ensurePrivateDir, readIfExists, restrictMode, syncDirectory, writeFileAtomic } from './files.ts';
 import { generatePemKeyPair, parsePrivateKey, publicKeyPemOf, toSpkiDer } from './keys.ts';
 import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
 import { withDirLock } from './lock.ts';
@@ -87,7 +86,7 @@ export async function ensureDataDir(options: DataDirOptions): Promise<DataDirFil
   if (!isPort(options.securePort)) throw new RangeError(`securePort must be a TCP port, got ${options.securePort}`);
   if (!(isPort(options.uwsPort) || options.uwsPort === 0)) throw new RangeError(`uwsPort must be a TCP port or 0, got ${options.uwsPort}`);
   const dir = resolve(options.dir);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await ensurePrivateDir(dir);
   return withDirLock(dir, () => fill(dir, options));
 }
 
@@ -116,7 +115,7 @@ async function fill(dir: string, options: DataDirOptions): Promise<DataDirFiles>
   // Rendered every time and written only on a difference: a port, CA,
   // certificate or token change rewrites them, a plain restart does not.
   const host = options.advertiseHost ?? '127.0.0.1';
-  await files.writeIfChanged(FILES.adminKubeconfig, SECRET_MODE, renderKubeconfig({
+  await files.writeIfChanged(FILES.adminKubeconfig, renderKubeconfig({
     clusterName: CLUSTER_NAME,
     server: serverUrl(host, options.securePort),
     caCertificatePem: ca.certificatePem,
@@ -124,7 +123,7 @@ async function fill(dir: string, options: DataDirOptions): Promise<DataDirFiles>
     credentials: { clientCertificatePem: admin.certPem, clientKeyPem: admin.keyPem },
     contextName: 'orch-admin',
   }));
-  await files.writeIfChanged(FILES.adminTokenKubeconfig, SECRET_MODE, renderKubeconfig({
+  await files.writeIfChanged(FILES.adminTokenKubeconfig, renderKubeconfig({
     clusterName: CLUSTER_NAME,
     server: serverUrl(host, options.uwsPort || options.securePort),
     caCertificatePem: ca.certificatePem,
@@ -167,20 +166,20 @@ class DirFiles {
     return join(this.dir, name);
   }
 
-  /** Reads a file, first tightening its mode if it is a secret. */
-  async read(name: string, mode: number): Promise<string | undefined> {
+  /** Reads a file, first tightening its mode (one left 0644 by an older version or copied in). */
+  async read(name: string): Promise<string | undefined> {
     const text = await readIfExists(this.path(name));
-    if (text !== undefined && mode === SECRET_MODE) await restrictMode(this.path(name), mode);
+    if (text !== undefined) await restrictMode(this.path(name), DATA_FILE_MODE);
     return text;
   }
 
-  async write(name: string, mode: number, data: string): Promise<void> {
-    await writeFileAtomic(this.path(name), data, mode);
+  async write(name: string, data: string): Promise<void> {
+    await writeFileAtomic(this.path(name), data, DATA_FILE_MODE);
     this.written.push(name);
   }
 
-  async writeIfChanged(name: string, mode: number, data: string): Promise<void> {
-    if ((await this.read(name, mode)) !== data) await this.write(name, mode, data);
+  async writeIfChanged(name: string, data: string): Promise<void> {
+    if ((await this.read(name)) !== data) await this.write(name, data);
   }
 }
 
@@ -191,8 +190,8 @@ class DirFiles {
  * certificate the old one signed.
  */
 async function ensureCa(files: DirFiles): Promise<CertificateAuthority> {
-  const keyPem = await files.read(FILES.caKey, SECRET_MODE);
-  const certPem = await files.read(FILES.caCert, PUBLIC_MODE);
+  const keyPem = await files.read(FILES.caKey);
+  const certPem = await files.read(FILES.caCert);
   if (keyPem !== undefined && certPem !== undefined) {
     const ca = await CertificateAuthority.load(certPem, keyPem).catch((err: Error) => {
       throw new Error(`${files.path(FILES.caCert)} / ${FILES.caKey}: ${err.message} (remove both to create a new CA)`);
@@ -203,8 +202,8 @@ async function ensureCa(files: DirFiles): Promise<CertificateAuthority> {
     return ca;
   }
   const ca = keyPem !== undefined ? await CertificateAuthority.selfSign(keyPem) : await CertificateAuthority.create();
-  if (keyPem === undefined) await files.write(FILES.caKey, SECRET_MODE, ca.exportPrivateKeyPem());
-  await files.write(FILES.caCert, PUBLIC_MODE, ca.certificatePem);
+  if (keyPem === undefined) await files.write(FILES.caKey, ca.exportPrivateKeyPem());
+  await files.write(FILES.caCert, ca.certificatePem);
   return ca;
 }
 
@@ -226,19 +225,19 @@ async function ensureLeafCertificate(
   keyName: string,
   spec: LeafSpec,
 ): Promise<{ certPem: string; keyPem: string }> {
-  let keyPem = await files.read(keyName, SECRET_MODE);
+  let keyPem = await files.read(keyName);
   let key: KeyObject;
   if (keyPem === undefined) {
     keyPem = (await generatePemKeyPair('ecdsa-p256')).privateKeyPem;
     key = parsePrivateKey(keyPem);
-    await files.write(keyName, SECRET_MODE, keyPem);
+    await files.write(keyName, keyPem);
   } else {
     key = parseOrExplain(files.path(keyName), () => parsePrivateKey(keyPem!));
   }
-  const existing = await files.read(certName, PUBLIC_MODE);
+  const existing = await files.read(certName);
   if (existing !== undefined && reasonToReissue(existing, key, ca, spec) === undefined) return { certPem: existing, keyPem };
   const certPem = await ca.issue({ ...spec, publicKey: toSpkiPem(key), durationSeconds: LEAF_DURATION_SECONDS });
-  await files.write(certName, PUBLIC_MODE, certPem);
+  await files.write(certName, certPem);
   return { certPem, keyPem };
 }
 
@@ -272,35 +271,35 @@ function reasonToReissue(certPem: string, key: KeyObject, ca: CertificateAuthori
  * sa.pub gets the signing key's public half added rather than replaced.
  */
 async function ensureServiceAccountKeys(files: DirFiles): Promise<{ privateKey: KeyObject; publicKeys: KeyObject[] }> {
-  const keyPem = await files.read(FILES.saPrivateKey, SECRET_MODE);
+  const keyPem = await files.read(FILES.saPrivateKey);
   if (keyPem === undefined) {
     // RSA 2048: RS256 is the one JWS algorithm every token verifier supports.
     const pair = await generatePemKeyPair('rsa-2048');
-    await files.write(FILES.saPrivateKey, SECRET_MODE, pair.privateKeyPem);
-    await files.write(FILES.saPublicKey, PUBLIC_MODE, pair.publicKeyPem);
+    await files.write(FILES.saPrivateKey, pair.privateKeyPem);
+    await files.write(FILES.saPublicKey, pair.publicKeyPem);
     return { privateKey: parsePrivateKey(pair.privateKeyPem), publicKeys: [createPublicKey(pair.publicKeyPem)] };
   }
   const privateKey = parseOrExplain(files.path(FILES.saPrivateKey), () => parsePrivateKey(keyPem));
   const ownSpki = await toSpkiDer(privateKey);
-  const pubText = (await files.read(FILES.saPublicKey, PUBLIC_MODE)) ?? '';
+  const pubText = (await files.read(FILES.saPublicKey)) ?? '';
   const publicKeys = parseOrExplain(files.path(FILES.saPublicKey), () => parsePublicKeys(pubText));
   for (const candidate of publicKeys) {
     if ((await toSpkiDer(candidate)).equals(ownSpki)) return { privateKey, publicKeys };
   }
   const ownPem = publicKeyPemOf(privateKey);
-  await files.write(FILES.saPublicKey, PUBLIC_MODE, ownPem + pubText);
+  await files.write(FILES.saPublicKey, ownPem + pubText);
   return { privateKey, publicKeys: [createPublicKey(ownPem), ...publicKeys] };
 }
 
 /** Returns the admin's token, adding an admin line (and only that) when there is none. */
 async function ensureAdminToken(files: DirFiles): Promise<string> {
-  const text = await files.read(FILES.tokenFile, SECRET_MODE);
+  const text = await files.read(FILES.tokenFile);
   const existing = text === undefined ? undefined : parseTokenFile(text).find((r) => r.user === ADMIN_USER && r.token !== '');
   if (existing) return existing.token;
   const token = newBearerToken();
   const line = formatTokenRecord({ token, user: ADMIN_USER, uid: ADMIN_USER, groups: ['system:masters'] }) + '\n';
   const prefix = text === undefined || text === '' || text.endsWith('\n') ? (text ?? '') : text + '\n';
-  await files.write(FILES.tokenFile, SECRET_MODE, prefix + line);
+  await files.write(FILES.tokenFile, prefix + line);
   return token;
 }
 

@@ -3,13 +3,18 @@
  * renamed into place, so a crash or a concurrent reader never sees half a key
  * or an empty certificate, only the old content or the new.
  */
-import { chmod, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 
-/** Private keys, the token file and kubeconfigs (which embed a key or token). */
-export const SECRET_MODE = 0o600;
-/** Certificates and public keys. */
-export const PUBLIC_MODE = 0o644;
+/**
+ * Every file in the data dir: keys, certificates, the token file,
+ * kubeconfigs, lock files. Owner only, as etcd keeps its data dir: a
+ * certificate is not secret, but one rule for the whole directory leaves
+ * nothing to get wrong when a file moves from one kind to the other.
+ */
+export const DATA_FILE_MODE = 0o600;
+/** The data dir itself. */
+export const DATA_DIR_MODE = 0o700;
 
 export async function readIfExists(path: string): Promise<string | undefined> {
   try {
@@ -46,6 +51,21 @@ export async function writeFileAtomic(path: string, data: string, mode: number):
 export async function restrictMode(path: string, mode: number): Promise<void> {
   const current = (await stat(path)).mode & 0o777;
   if ((current & ~mode) !== 0) await chmod(path, current & mode);
+}
+
+/**
+ * Creates the data dir 0700, or takes group and other access away from an
+ * existing one (made 0755 by hand or by an older version). A shared directory
+ * such as /tmp (sticky bit) is refused rather than locked down for everyone.
+ */
+export async function ensurePrivateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: DATA_DIR_MODE });
+  const info = await stat(dir);
+  if (!info.isDirectory()) throw new Error(`data dir ${dir} is not a directory`);
+  if ((info.mode & 0o1000) !== 0) {
+    throw new Error(`data dir ${dir} is a shared directory (sticky bit set); use a directory of its own, such as ${dir}/orch`);
+  }
+  await restrictMode(dir, DATA_DIR_MODE);
 }
 
 /** Makes the renames in a directory durable. */

@@ -14,6 +14,7 @@
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DATA_FILE_MODE } from './files.ts';
 
 export const LOCK_FILE = '.pki.lock';
 const POLL_MS = 50;
@@ -48,7 +49,7 @@ async function acquire(path: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const handle = await open(path, 'wx', 0o600);
+      const handle = await open(path, 'wx', DATA_FILE_MODE);
       try {
         await handle.writeFile(`${process.pid}\n`);
       } finally {

@@ -18,6 +18,7 @@ import type { AdmissionChain, Operation } from '../admission/types.ts';
 import type { UserInfo } from '../server/context.ts';
 import type { ResourceType } from './resource-type.ts';
 import type { FieldError, StrategyContext } from './strategy.ts';
+import { NO_TRANSACTION, type WriteHooks, type WriteTransaction } from './write-hooks.ts';
 import { cloneJson, isPlainObject, jsonEqual, nowRfc3339, type KObject } from './object.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
 
@@ -115,6 +116,8 @@ export class GenericStore {
   readonly #now: () => Date;
 
   readonly #fields: FieldTracker | undefined;
+  /** Per storage resource: work around writes that needs the running server (service allocation). */
+  readonly #hooks = new Map<string, WriteHooks>();
 
   constructor(router: ShardRouter, admission: AdmissionChain, now: () => Date = () => new Date(), fields?: FieldTracker) {
     this.#router = router;
@@ -140,6 +143,20 @@ export class GenericStore {
 
   get router(): ShardRouter {
     return this.#router;
+  }
+
+  /** Installs the write hooks of one resource type (see write-hooks.ts). */
+  setWriteHooks(rt: ResourceType, hooks: WriteHooks): void {
+    this.#hooks.set(rt.storageResource, hooks);
+  }
+
+  async #beginUpdate(rt: ResourceType, obj: KObject, old: KObject, ctx: StrategyContext): Promise<WriteTransaction> {
+    const hooks = ctx.subresource === '' ? this.#hooks.get(rt.storageResource) : undefined;
+    return hooks?.beginUpdate === undefined ? NO_TRANSACTION : hooks.beginUpdate(obj, old, ctx);
+  }
+
+  async #afterDelete(rt: ResourceType, obj: KObject, ctx: StrategyContext): Promise<void> {
+    await this.#hooks.get(rt.storageResource)?.afterDelete?.(obj, ctx);
   }
 
   #ctx(opts: WriteOptions, subresource = ''): StrategyContext {
@@ -211,6 +228,19 @@ export class GenericStore {
       const answer = await rt.strategy.answerCreate(obj, ctx);
       return { status: 201, body: new TextEncoder().encode(JSON.stringify(answer)) };
     }
+    const hooks = this.#hooks.get(rt.storageResource);
+    const txn = hooks?.beginCreate === undefined ? NO_TRANSACTION : await hooks.beginCreate(obj, ctx);
+    let stored = false;
+    try {
+      return await this.#storeCreated(rt, namespace, obj, opts, generate, () => (stored = true));
+    } finally {
+      if (stored) await txn.commit();
+      else await txn.revert();
+    }
+  }
+
+  async #storeCreated(rt: ResourceType, namespace: string, obj: KObject, opts: WriteOptions, generate: boolean, onStored: () => void): Promise<WriteResult> {
+    const meta = obj.metadata;
     for (let attempt = 1; ; attempt++) {
       const name = meta.name!;
       if (opts.dryRun) {
@@ -220,6 +250,7 @@ export class GenericStore {
       }
       try {
         const created = await this.#router.create(rt.storageResource, objectKey(rt, namespace, name), storedBytes(rt, obj));
+        onStored();
         return { status: 201, body: servedBytes(rt, created.json) };
       } catch (err) {
         // A generated name may collide: draw another, as the original retries.
@@ -295,18 +326,22 @@ export class GenericStore {
       await this.#admit('UPDATE', rt, obj, old, opts, subresource);
       // The last finalizer of an object being deleted is gone: the object goes.
       const finalize = old.metadata.deletionTimestamp && pendingFinalizers(rt, obj) === 0;
-      if (opts.dryRun) return { status: 200, body: serializeForStorage(obj) };
-      if (!finalize && sameObject(obj, old)) {
-        // Nothing changed: no write, no new resourceVersion (as the original).
-        return { status: 200, body: (await this.get(rt, namespace, name, { kind: 'any' })).json };
-      }
+      const txn = finalize ? NO_TRANSACTION : await this.#beginUpdate(rt, obj, old, ctx);
+      let stored = false;
       try {
+        if (opts.dryRun) return { status: 200, body: serializeForStorage(obj) };
+        if (!finalize && sameObject(obj, old)) {
+          // Nothing changed: no write, no new resourceVersion (as the original).
+          return { status: 200, body: (await this.get(rt, namespace, name, { kind: 'any' })).json };
+        }
         const key = objectKey(rt, namespace, name);
         if (finalize) {
           const deleted = await this.#router.delete(rt.storageResource, key, cur!.revision);
+          await this.#afterDelete(rt, old, ctx);
           return { status: 200, body: servedBytes(rt, deleted.json) };
         }
         const updated = await this.#router.update(rt.storageResource, key, storedBytes(rt, obj), cur!.revision);
+        stored = true;
         return { status: 200, body: servedBytes(rt, updated.json) };
       } catch (err) {
         if (err instanceof ShardCallError && (err.error.code === 'Conflict' || err.error.code === 'NotFound') && attempt < 16) {
@@ -314,6 +349,9 @@ export class GenericStore {
           continue;
         }
         throw statusFromShardError(err, rt, name);
+      } finally {
+        if (stored) await txn.commit();
+        else await txn.revert();
       }
     }
   }
@@ -411,6 +449,7 @@ export class GenericStore {
       if (opts.dryRun) return { status: 200, body: successStatus(rt, obj) };
       try {
         const deleted = await this.#router.delete(rt.storageResource, objectKey(rt, namespace, name), cur.revision);
+        await this.#afterDelete(rt, obj, ctx);
         return { status: 200, body: rt.strategy.returnDeletedObject ? servedBytes(rt, deleted.json) : successStatus(rt, obj) };
       } catch (err) {
         if (err instanceof ShardCallError && err.error.code === 'Conflict' && attempt < 16) {

@@ -3,7 +3,8 @@
  * DefaultBuildHandlerChain. Outside in:
  *
  *   panic recovery -> request info -> logging -> metrics -> timeout
- *   -> authentication -> max in-flight -> authorization -> handler
+ *   -> authentication -> impersonation -> max in-flight -> authorization
+ *   -> handler
  *
  * Every filter is built once here; a request only allocates its context and
  * the response tracker. Errors the handler throws are written inside logging
@@ -27,6 +28,7 @@ import { withLogging } from './filters/with-logging.ts';
 import { withMetrics } from './filters/with-metrics.ts';
 import { withTimeout } from './filters/with-timeout.ts';
 import { withAuthentication } from './filters/with-authentication.ts';
+import { withImpersonation } from './filters/with-impersonation.ts';
 import { InflightCounter, withMaxInflight } from './filters/with-max-inflight.ts';
 import { withAuthorization } from './filters/with-authorization.ts';
 import { writeStatus } from './filters/write-status.ts';
@@ -72,6 +74,7 @@ export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
     withMetrics(metrics),
     withTimeout({ requestTimeoutMs: options.requestTimeoutMs, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds, logger }),
     withAuthentication(deps.authenticator, logger),
+    withImpersonation(),
     ...(maxInflight ? [maxInflight] : []),
     withAuthorization(deps.authorizer),
   ];

@@ -5,6 +5,13 @@
  * stop the start with a clear message.
  */
 import os from 'node:os';
+import { validateOptions } from './options-validation.ts';
+import {
+  DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+  DEFAULT_SERVICE_NODE_PORT_RANGE,
+  parseServiceClusterIPRanges,
+  parseServiceNodePortRange,
+} from '../registry/service-allocation/config.ts';
 
 export interface ServerOptions {
   securePort: number;
@@ -12,6 +19,8 @@ export interface ServerOptions {
   uwsPort: number;
   dataDir: string;
   storageBackend: 'embedded' | 'etcd3';
+  /** Cut a damaged embedded WAL at the damage instead of refusing to start (drops what follows; logged). */
+  embeddedWalRepair: boolean;
   etcdServers: string[];
   etcdPrefix: string;
   etcdCompactionIntervalMs: number;
@@ -49,9 +58,17 @@ export interface ServerOptions {
   continueTokenLifetimeMs: number;
   /** Bytes a watch may have buffered for a slow client before it is dropped. */
   watchMaxBufferedBytes: number;
+  /** `--service-cluster-ip-range`: one CIDR or a dual-stack pair, checked. */
+  serviceClusterIPRange: string;
+  /** `--service-node-port-range`, checked. */
+  serviceNodePortRange: string;
+  /** How often allocations are reconciled with the Services that exist (0: only at start). */
+  serviceAllocationRepairIntervalMs: number;
 }
 
 export class OptionsError extends Error {}
+
+export { validateOptions };
 
 /** Parses Go durations as the original prints them: `1m0s`, `30s`, `5m`, `1h`, `250ms`. */
 export function parseDuration(text: string): number {
@@ -100,6 +117,11 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
       o.storageBackend = v;
     },
     help: 'embedded (default) or etcd3',
+  },
+  'embedded-wal-repair': {
+    set: (o, v) => (o.embeddedWalRepair = bool('embedded-wal-repair')(v)),
+    boolean: true,
+    help: 'start even if the embedded store is damaged, by cutting its log at the damage (writes after it are lost; logged, the cut bytes kept as .broken files); for one start only, see ops/runbook.md',
   },
   'etcd-servers': { set: (o, v) => (o.etcdServers = list(v)), help: 'etcd client URLs, comma-separated' },
   'etcd-prefix': { set: (o, v) => (o.etcdPrefix = v), help: 'key prefix in etcd' },
@@ -151,6 +173,32 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     set: (o, v) => (o.listCacheBytes = int('list-cache-bytes', 0, 2 ** 40)(v)),
     help: 'bytes of large LIST answers each shard keeps for 10 s to share between clients listing the same thing at once (default 64 MiB; 0 disables)',
   },
+  'service-cluster-ip-range': {
+    set: (o, v) => {
+      try {
+        parseServiceClusterIPRanges(v);
+      } catch (err) {
+        throw new OptionsError((err as Error).message);
+      }
+      o.serviceClusterIPRange = v;
+    },
+    help: `CIDR range for service cluster IPs, or a dual-stack pair v4cidr,v6cidr (default ${DEFAULT_SERVICE_CLUSTER_IP_RANGE})`,
+  },
+  'service-node-port-range': {
+    set: (o, v) => {
+      try {
+        parseServiceNodePortRange(v);
+      } catch (err) {
+        throw new OptionsError((err as Error).message);
+      }
+      o.serviceNodePortRange = v;
+    },
+    help: `port range for NodePort services (default ${DEFAULT_SERVICE_NODE_PORT_RANGE})`,
+  },
+  'service-allocation-repair-interval': {
+    set: (o, v) => (o.serviceAllocationRepairIntervalMs = parseDuration(v)),
+    help: 'interval of the repair pass that reconciles cluster IP and node port allocations with existing services (default 3m0s; 0 = only at start)',
+  },
   'tls-san': { set: (o, v) => o.tlsSanHosts.push(...list(v)), help: 'extra host names/IPs for the generated serving certificate' },
 };
 
@@ -161,6 +209,7 @@ export function defaultOptions(): ServerOptions {
     uwsPort: 6444,
     dataDir: './data',
     storageBackend: 'embedded',
+    embeddedWalRepair: false,
     etcdServers: [],
     etcdPrefix: '/registry',
     etcdCompactionIntervalMs: 5 * 60_000,
@@ -192,6 +241,9 @@ export function defaultOptions(): ServerOptions {
     watchBookmarkIntervalMs: 60_000,
     continueTokenLifetimeMs: 5 * 60_000,
     watchMaxBufferedBytes: 64 * 1024 * 1024,
+    serviceClusterIPRange: DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+    serviceNodePortRange: DEFAULT_SERVICE_NODE_PORT_RANGE,
+    serviceAllocationRepairIntervalMs: 3 * 60_000,
   };
 }
 
@@ -213,7 +265,7 @@ export function parseArgs(argv: readonly string[]): ServerOptions {
     }
     flag.set(o, value);
   }
-  if (o.storageBackend === 'etcd3' && o.etcdServers.length === 0) throw new OptionsError('--etcd-servers must be set with --storage-backend=etcd3');
+  validateOptions(o);
   return o;
 }
 

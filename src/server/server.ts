@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServerOptions } from './options.ts';
-import { runtimeEnabled } from './options.ts';
+import { runtimeEnabled, validateOptions } from './options.ts';
 import { RequestContext } from './context.ts';
 import { buildHandlerChain } from './chain.ts';
 import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
@@ -21,6 +21,7 @@ import { ResourceRegistry } from '../registry/registry.ts';
 import { GenericStore } from '../registry/generic-store.ts';
 import { AdmissionChain, type AdmissionPlugin } from '../admission/types.ts';
 import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts';
+import { admissionPluginEnabled, unbuiltDefaultPlugins } from '../admission/plugin-names.ts';
 import { createResourceHandler } from '../endpoints/resource-handler.ts';
 import { PatchSchemas } from '../endpoints/patch-handler.ts';
 import { preloadProtobuf } from '../protobuf/index.ts';
@@ -32,6 +33,8 @@ import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
 import { ShardRouter } from '../../shards/router.ts';
 import type { StoreConfig } from '../storage/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
+import { ApiServiceController } from '../controllers/api-service-controller.ts';
+import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { createRequestAuthenticator } from '../authn/union.ts';
 import { effectiveAnonymousAuth } from '../authn/anonymous.ts';
 import { X509Authenticator } from '../authn/x509.ts';
@@ -43,6 +46,9 @@ import { startUwsFrontend } from '../frontends/uws.ts';
 import { loadUws } from '../frontends/uws-loader.ts';
 import type { Frontend } from '../frontends/frontend.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
+
+/** How often the API server's own Service and endpoints are checked (the original's endpoint interval). */
+const API_SERVICE_RECONCILE_MS = 10_000;
 
 export const SYSTEM_NAMESPACES = ['default', 'orch-system', 'orch-public', 'orch-node-lease'] as const;
 
@@ -58,6 +64,8 @@ export interface RunningServer {
 }
 
 export async function startServer(opts: ServerOptions, logger: Logger): Promise<RunningServer> {
+  // Flag problems stop the start before any side effect (data dir, ports, store).
+  validateOptions(opts);
   const cleanups: Array<() => Promise<void> | void> = [];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.reverse()) {
@@ -92,10 +100,11 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const store: StoreConfig =
       opts.storageBackend === 'etcd3'
         ? { backend: 'etcd3', endpoints: opts.etcdServers, prefix: opts.etcdPrefix }
-        : { backend: 'embedded', dataDir: path.join(files.dir, 'store') };
+        : { backend: 'embedded', dataDir: path.join(files.dir, 'store'), repair: opts.embeddedWalRepair };
     const router = await ShardRouter.start({
       shards: opts.shards,
-      resources: registry.shardResources(),
+      // The range records of service allocation ride along as a storage resource of their own.
+      resources: [...registry.shardResources(), RANGES_RESOURCE_SPEC],
       store,
       compactionIntervalMs: opts.etcdCompactionIntervalMs,
       onError: (err, what) => logger.error({ err }, what),
@@ -106,12 +115,15 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       },
     });
     cleanups.push(() => router.close());
+    for (const note of router.storeOpenNotes) logger[note.level](note.details, note.msg);
 
     // Admission and the generic store.
     const namespaces = registry.lookup('', 'v1', 'namespaces')!;
     const plugins: AdmissionPlugin[] = [];
     const generic: { store?: GenericStore } = {};
-    if (!opts.disableAdmissionPlugins.includes('NamespaceLifecycle')) {
+    const unbuilt = unbuiltDefaultPlugins(opts.disableAdmissionPlugins);
+    if (unbuilt.length > 0) logger.warn({ plugins: unbuilt }, 'default admission plugins not implemented by this server; their policies are not enforced');
+    if (admissionPluginEnabled('NamespaceLifecycle', opts.enableAdmissionPlugins, opts.disableAdmissionPlugins)) {
       plugins.push(
         namespaceLifecycle({
           async phase(name) {
@@ -133,6 +145,29 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
+    const services = registry.lookup('', 'v1', 'services');
+    if (services !== undefined) {
+      const allocation = await startServiceAllocation({
+        router,
+        store: genericStore,
+        services,
+        clusterIPRange: opts.serviceClusterIPRange,
+        nodePortRange: opts.serviceNodePortRange,
+        repairIntervalMs: opts.serviceAllocationRepairIntervalMs,
+        log: logger,
+      });
+      cleanups.push(() => allocation.stop());
+      const apiService = new ApiServiceController({
+        store: genericStore,
+        registry,
+        serviceIP: allocation.apiServiceIP,
+        advertiseAddress: opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress,
+        securePort: opts.securePort,
+        log: logger,
+      });
+      await apiService.start(API_SERVICE_RECONCILE_MS);
+      cleanups.push(() => apiService.stop());
+    }
 
     // Documents and codecs built once.
     preloadProtobuf();

@@ -3,10 +3,19 @@
  * It is plain data so that it can be handed to worker threads.
  */
 import type { Store } from './interface.ts';
+import type { RecoveryNote } from './embedded/recovery.ts';
 
 export type StoreConfig =
-  | { backend: 'embedded'; dataDir: string }
+  | {
+      backend: 'embedded';
+      dataDir: string;
+      /** Cut a damaged WAL at the damage instead of refusing to start (--embedded-wal-repair). */
+      repair?: boolean;
+    }
   | { backend: 'etcd3'; endpoints: string[]; prefix: string };
+
+/** Something opening a store found that belongs in the server log. Plain data, so it can cross threads. */
+export type StoreOpenNote = RecoveryNote;
 
 /**
  * Opens a store that a thread may own by itself. The embedded store has one
@@ -19,5 +28,11 @@ export async function openOwnedStore(config: StoreConfig): Promise<Store> {
     return new EtcdStore({ endpoints: config.endpoints, prefix: config.prefix });
   }
   const { EmbeddedStore } = await import('./embedded/index.ts');
-  return EmbeddedStore.open({ dir: config.dataDir });
+  return EmbeddedStore.open({ dir: config.dataDir, repair: config.repair === true });
+}
+
+/** What opening `store` found worth logging: the embedded store's recovery notes (cuts, repairs, skipped snapshots). */
+export async function storeOpenNotes(store: Store): Promise<StoreOpenNote[]> {
+  const { EmbeddedStore } = await import('./embedded/index.ts');
+  return store instanceof EmbeddedStore ? store.stats().recovery.notes : [];
 }

@@ -42,4 +42,13 @@ describe('--authorization-mode', () => {
     assert.deepEqual(await a.authorize(attrs()), { decision: 'allow', reason: '' });
     assert.deepEqual(await buildAuthorizer('RBAC', { RBAC: () => rbac }).authorize(attrs()), { decision: 'deny', reason: 'no binding' });
   });
+
+  it('always admits system:masters first, whatever the modes (the original\'s privileged-group authorizer)', async () => {
+    const masters = attrs({ user: { name: 'admin', groups: ['system:masters', 'system:authenticated'] } });
+    assert.deepEqual(await buildAuthorizer('AlwaysDeny').authorize(masters), { decision: 'allow', reason: '' });
+    const rbac: Authorizer = { name: 'RBAC', authorize: () => ({ decision: 'deny', reason: 'explicit deny' }) };
+    assert.equal((await buildAuthorizer('RBAC', { RBAC: () => rbac }).authorize(masters)).decision, 'allow');
+    // Everyone else still goes through the modes.
+    assert.equal((await buildAuthorizer('AlwaysDeny').authorize(attrs())).decision, 'deny');
+  });
 });

@@ -56,18 +56,17 @@ describe('dry-run', () => {
     assert.equal(stored.metadata.deletionTimestamp, undefined, 'not really deleted');
   });
 
-  it('rejects dryRun values other than All and empty', async () => {
-    for (const [method, path, body] of [
-      ['POST', `${NS}?dryRun=Yes`, { metadata: { name: 'x' } }],
-      ['PUT', `${NS}/real?dryRun=true`, { metadata: { name: 'real' } }],
-      ['DELETE', `${NS}/real?dryRun=Server`, undefined],
+  it('rejects dryRun values other than All, the empty one too (422 on the options kind, as the original)', async () => {
+    for (const [method, path, body, kind] of [
+      ['POST', `${NS}?dryRun=Yes`, { metadata: { name: 'x' } }, 'CreateOptions'],
+      ['PUT', `${NS}/real?dryRun=true`, { metadata: { name: 'real' } }, 'UpdateOptions'],
+      ['DELETE', `${NS}/real?dryRun=Server`, undefined, 'DeleteOptions'],
+      ['POST', `${NS}?dryRun=`, { metadata: { name: 'empty-dry' } }, 'CreateOptions'],
     ] as const) {
       const r = await t.request(method, path, body);
-      assert.equal(r.status, 400, `${method} ${path}`);
-      assert.match(r.json<{ message: string }>().message, /dryRun/);
+      assert.equal(r.status, 422, `${method} ${path}`);
+      assert.match(r.json<{ message: string }>().message, new RegExp(`^${kind}\\.meta\\.orch\\.io "" is invalid: dryRun: Unsupported value`));
     }
-    const empty = await t.request('POST', `${NS}?dryRun=`, { metadata: { name: 'empty-dry' } });
-    assert.equal(empty.status, 201, 'empty dryRun is a normal request');
-    assert.equal((await t.request('GET', `${NS}/empty-dry`)).status, 200);
+    assert.equal((await t.request('GET', `${NS}/empty-dry`)).status, 404);
   });
 });

@@ -16,13 +16,15 @@ import { readFileSync } from 'node:fs';
 import { decodeObject, decodeWatchEvent, type DecodedWatchEvent } from '../../src/protobuf/index.ts';
 import { serializeForStorage } from '../../src/watchcache/json-codec.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { UWS_DISABLED } from '../support/uws-toggle.ts';
 
 const PB = 'application/vnd.orch.protobuf';
 const NS = '/api/v1/namespaces/fi';
+// The no-uWS test leg (ORCH_TEST_NO_UWS=1) runs the secure port alone.
 const FRONT_ENDS = [
   { name: 'the secure port', uws: false },
   { name: 'the uWS listener', uws: true },
-] as const;
+].filter((fe) => !fe.uws || !UWS_DISABLED);
 
 interface PbWatch {
   frames: Buffer[];

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../support/test-server.ts';
+import { uwsPortArg } from '../support/uws-toggle.ts';
 
 const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -29,7 +30,7 @@ describe('quick start (compiled server)', () => {
   let uwsPort: number;
 
   const start = async (): Promise<void> => {
-    child = spawn(process.execPath, ['dist/src/main.js', `--data-dir=${dir}`, `--secure-port=${securePort}`, `--uws-port=${uwsPort}`, '--bind-address=127.0.0.1', '--log-level=warn'], {
+    child = spawn(process.execPath, ['dist/src/main.js', `--data-dir=${dir}`, `--secure-port=${securePort}`, `--uws-port=${uwsPortArg(uwsPort)}`, '--bind-address=127.0.0.1', '--log-level=warn'], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -6,6 +6,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { SKIP_WITHOUT_UWS } from '../support/uws-toggle.ts';
 
 type Obj = { metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string; creationTimestamp?: string; deletionTimestamp?: string; finalizers?: string[]; generation?: number }; [k: string]: unknown };
 
@@ -225,7 +226,7 @@ spec:
     assert.equal(version.major, '1');
   });
 
-  it('serves the token kubeconfig on the uWS listener', async () => {
+  it('serves the token kubeconfig on the uWS listener', { skip: SKIP_WITHOUT_UWS }, async () => {
     assert.ok(t.uwsPort !== null, 'uWS loads on this Node');
     const r = await t.kubectl(['get', 'ns', 'default', '-o', 'name'], { kubeconfig: t.tokenKubeconfig });
     assert.equal(r.code, 0, r.stderr);
@@ -323,7 +324,7 @@ spec:
       { what: 'unknown group', method: 'GET', path: '/apis/nope.example.com/v1/things', code: 404, reason: 'NotFound' },
       { what: 'unsupported media type', method: 'POST', path, body: 'a: b', headers: { 'content-type': 'text/plain' }, code: 415, reason: 'UnsupportedMediaType' },
       { what: 'body over 3 MiB', method: 'POST', path, body: { metadata: { name: 'big' }, data: { x: 'y'.repeat(4 * 1024 * 1024) } }, code: 413, reason: 'RequestEntityTooLarge' },
-      { what: 'bad dryRun', method: 'POST', path: `${path}?dryRun=Some`, body: { metadata: { name: 'd' } }, code: 400, reason: 'BadRequest' },
+      { what: 'bad dryRun (422 on CreateOptions, as the original)', method: 'POST', path: `${path}?dryRun=Some`, body: { metadata: { name: 'd' } }, code: 422, reason: 'Invalid' },
       { what: 'not found', method: 'GET', path: `${path}/nothing-here`, code: 404, reason: 'NotFound' },
       { what: 'bad label selector', method: 'GET', path: `${path}?labelSelector=a%20in%20(`, code: 400, reason: 'BadRequest' },
       { what: 'unsupported field selector', method: 'GET', path: `${path}?fieldSelector=spec.nodeName%3Dn1`, code: 400, reason: 'BadRequest' },

@@ -12,13 +12,7 @@ import { obj, parse, schemaByGvk } from './doc-helpers.ts';
 
 describe('documents for the built-in catalog', () => {
   const registry = new ResourceRegistry(builtinResourceTypes);
-  const start = performance.now();
   const docs = buildOpenApi(registry);
-  const ms = performance.now() - start;
-
-  it('builds in well under a second', () => {
-    assert.ok(ms < 1000, `${ms.toFixed(0)} ms`);
-  });
 
   it('gives every served kind a schema carrying its GVK in both spellings', () => {
     for (const rt of registry.types) {

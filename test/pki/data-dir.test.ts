@@ -5,7 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
-import { chmod, mkdtemp, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -13,7 +13,7 @@ import { importPKCS8, importSPKI, jwtVerify, SignJWT } from 'jose';
 import { execFile, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ensureDataDir, FILES, type DataDirOptions } from '../../src/pki/data-dir.ts';
-import { LOCK_FILE } from '../../src/pki/lock.ts';
+import { LOCK_FILE, withDirLock } from '../../src/pki/lock.ts';
 import { parseTokenFile } from '../../src/pki/token-file.ts';
 
 const OPTIONS = { securePort: 6443, uwsPort: 6444 };
@@ -74,11 +74,9 @@ describe('ensureDataDir on an empty directory', () => {
     assert.equal((await stat(dir)).mode & 0o777, 0o700);
   });
 
-  it('makes private keys, the token file and kubeconfigs 0600', async () => {
+  it('makes every file 0600: keys, the token file, kubeconfigs, and certificates too', async () => {
     for (const name of SECRET_FILES) assert.equal((await stat(join(dir, name))).mode & 0o777, 0o600, name);
-    for (const name of [FILES.caCert, FILES.servingCert, FILES.adminCert, FILES.saPublicKey]) {
-      assert.equal((await stat(join(dir, name))).mode & 0o077 & 0o022, 0, `${name} not group/world writable`);
-    }
+    for (const name of ALL_FILES) assert.equal((await stat(join(dir, name))).mode & 0o777, 0o600, name);
   });
 
   it('issues a serving certificate for every API server name, signed by the CA', async () => {
@@ -263,6 +261,35 @@ describe('ensureDataDir on an existing directory', () => {
     const text = await readFile(files.saPublicKeyPath, 'utf8');
     assert.ok(text.endsWith(old));
     assert.equal(files.saPublicKeys.length, 2);
+  });
+
+  it('makes an existing 0755 data dir 0700 and files an older version left 0644 0600', async () => {
+    const dir = await freshDir();
+    await mkdir(dir, { recursive: true, mode: 0o755 });
+    await chmod(dir, 0o755);
+    const first = await ensureDataDir({ dir, ...OPTIONS });
+    assert.equal((await stat(dir)).mode & 0o777, 0o700);
+    for (const path of [first.caCertPath, first.servingCertPath, first.saPublicKeyPath, first.adminKeyPath]) await chmod(path, 0o644);
+    await chmod(dir, 0o755);
+    const files = await ensureDataDir({ dir, ...OPTIONS });
+    assert.deepEqual(files.written, []);
+    assert.equal((await stat(dir)).mode & 0o777, 0o700);
+    for (const name of await readdir(dir)) assert.equal((await stat(join(dir, name))).mode & 0o777, 0o600, name);
+  });
+
+  it('refuses a shared directory such as /tmp as the data dir instead of locking it down', async () => {
+    const dir = await freshDir();
+    await mkdir(dir, { recursive: true });
+    await chmod(dir, 0o1777);
+    await assert.rejects(ensureDataDir({ dir, ...OPTIONS }), /shared directory/);
+    assert.equal((await stat(dir)).mode & 0o7777, 0o1777);
+  });
+
+  it('writes its lock file 0600', async () => {
+    const dir = await freshDir();
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const mode = await withDirLock(dir, async () => (await stat(join(dir, LOCK_FILE))).mode & 0o777);
+    assert.equal(mode, 0o600);
   });
 
   it('tightens a secret file left readable by others', async () => {

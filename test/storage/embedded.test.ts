@@ -140,24 +140,24 @@ describe('embedded store', () => {
       assert.equal(await s.currentRevision(), after.modRevision);
     });
 
-    it('detects a flipped bit in the last record and trailing garbage', async () => {
+    it('refuses a flipped bit in the last complete record, and cuts trailing zeros', async () => {
       let s = await openStore();
       for (let i = 0; i < 5; i++) await s.create(`/t/${i}`, enc(`v${i}`));
       await s.close();
+      open.splice(0);
       const path = join(dir, (await segments(dir))[0]!);
       const bytes = await readFile(path);
       bytes[bytes.length - 1]! ^= 0x01;
       await writeFile(path, bytes);
+      // A complete record with a bad checksum may have been acknowledged: not a torn write.
+      await rejects(EmbeddedStore.open({ dir }), CorruptStoreError);
 
-      s = await openStore();
-      assert.equal((await s.get('/t/4')).kv, null, 'the damaged record is dropped');
-      assert.equal(dec((await s.get('/t/3')).kv!.value), 'v3');
-      await s.close();
-
+      bytes[bytes.length - 1]! ^= 0x01;
+      await writeFile(path, bytes);
       await appendFile(path, Buffer.alloc(100)); // zeros, as a crashed file extension can leave
       s = await openStore();
       assert.equal(s.stats().recovery.truncatedBytes, 100);
-      assert.equal(dec((await s.get('/t/3')).kv!.value), 'v3');
+      assert.equal(dec((await s.get('/t/4')).kv!.value), 'v4');
     });
 
     it('replays several segments, and refuses to open when one but the last is damaged', async () => {

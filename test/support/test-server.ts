@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parseArgs } from '../../src/server/options.ts';
 import { createLogger, type LogDestination, type LogLevel } from '../../src/server/logging.ts';
 import { startServer, type RunningServer } from '../../src/server/server.ts';
+import { uwsPortArg } from './uws-toggle.ts';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -73,7 +74,7 @@ export async function startTestServer(
   const uwsPort = await freePort();
   const options = parseArgs([
     `--secure-port=${securePort}`,
-    `--uws-port=${uwsPort}`,
+    `--uws-port=${uwsPortArg(uwsPort)}`,
     '--bind-address=127.0.0.1',
     `--data-dir=${dataDir}`,
     '--shards=2',

@@ -1,37 +1,45 @@
 /**
  * Services: defaults (SetDefaults_Service and the IP family fields the
  * original's service REST fills), the values an update may omit and keep
- * (clusterIP, nodePorts), and the commonly hit validation. Cluster IPs and
- * node ports are allocated by the registry, never here.
+ * (clusterIP, nodePorts), the fields a type change drops, and the commonly
+ * hit validation. Cluster IPs, node ports and the IP family fields that
+ * depend on the cluster's configuration are filled by the allocator
+ * (src/registry/service-allocation), never here.
  */
 import type { KObject } from '../object.ts';
 import { fieldErrors, type FieldError, type Strategy } from '../strategy.ts';
 import { goStringSlice, invalidShown } from '../validation/go-values.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
+import { familyOf } from '../service-allocation/ip.ts';
 import { arr, isMainResource, num, obj, setDefault, specOf, str, type JsonObject } from './util.ts';
 
 const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const SESSION_AFFINITIES = ['ClientIP', 'None'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const DEFAULT_CLIENT_IP_TIMEOUT_SECONDS = 10800;
-/** The default --service-node-port-range. */
-export const NODE_PORT_RANGE = { min: 30000, max: 32767 };
 const KUBELET_PORT = 10250;
+const IP_FAMILIES = ['IPv4', 'IPv6'];
+const IP_FAMILY_POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
 
 function type(spec: JsonObject): string {
   return str(spec['type']) ?? '';
 }
 
-function needsClusterIP(spec: JsonObject): boolean {
+export function needsClusterIP(spec: JsonObject): boolean {
   return type(spec) !== 'ExternalName';
 }
 
-function needsNodePort(spec: JsonObject): boolean {
+export function needsNodePort(spec: JsonObject): boolean {
   return type(spec) === 'NodePort' || type(spec) === 'LoadBalancer';
 }
 
-function isHeadless(spec: JsonObject): boolean {
+/** apiservice.NeedsHealthCheck: a LoadBalancer with externalTrafficPolicy Local gets a health check node port. */
+export function needsHealthCheckNodePort(spec: JsonObject): boolean {
+  return type(spec) === 'LoadBalancer' && spec['externalTrafficPolicy'] === 'Local';
+}
+
+export function isHeadless(spec: JsonObject): boolean {
   const ips = arr(spec['clusterIPs']);
   return ips.length > 0 ? ips[0] === 'None' : spec['clusterIP'] === 'None';
 }
@@ -69,16 +77,45 @@ export function defaultServiceSpec(spec: JsonObject): void {
   if (t === 'LoadBalancer') setDefault(spec, 'allocateLoadBalancerNodePorts', true);
 }
 
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+function nodePortsOf(spec: JsonObject): number[] {
+  return arr(spec['ports']).map((p) => num(obj(p)?.['nodePort']) ?? 0);
+}
+
 /**
- * The IP family fields the original's REST fills on a single-stack IPv4
- * cluster: none for ExternalName; headless services without a selector may
- * serve any family (RequireDualStack); others SingleStack IPv4.
+ * dropTypeDependentFields: a type change wipes what the old type had
+ * allocated or defaulted (cluster IPs, IP families, node ports, the health
+ * check port, ...) unless the client changed that field too (then
+ * validation judges it). The allocator releases what was wiped.
  */
-function defaultIPFamilies(spec: JsonObject): void {
-  if (!needsClusterIP(spec)) return;
-  const selectorless = Object.keys(obj(spec['selector']) ?? {}).length === 0;
-  setDefault(spec, 'ipFamilyPolicy', isHeadless(spec) && selectorless ? 'RequireDualStack' : 'SingleStack');
-  if (arr(spec['ipFamilies']).length === 0) spec['ipFamilies'] = ['IPv4'];
+function dropTypeDependentFields(spec: JsonObject, old: JsonObject): void {
+  if (needsClusterIP(old) && !needsClusterIP(spec)) {
+    if (sameJson(spec['clusterIPs'], old['clusterIPs'])) {
+      delete spec['clusterIP'];
+      delete spec['clusterIPs'];
+    }
+    if (sameJson(spec['ipFamilies'], old['ipFamilies'])) delete spec['ipFamilies'];
+    if (sameJson(spec['ipFamilyPolicy'], old['ipFamilyPolicy'])) delete spec['ipFamilyPolicy'];
+  }
+  if (needsNodePort(old) && !needsNodePort(spec) && sameJson(nodePortsOf(spec), nodePortsOf(old))) {
+    for (const p of arr(spec['ports'])) if (obj(p)) delete (p as JsonObject)['nodePort'];
+  }
+  if (needsHealthCheckNodePort(old) && !needsHealthCheckNodePort(spec) && sameJson(spec['healthCheckNodePort'], old['healthCheckNodePort'])) {
+    delete spec['healthCheckNodePort'];
+  }
+  if (type(old) === 'LoadBalancer' && type(spec) !== 'LoadBalancer') {
+    if (spec['allocateLoadBalancerNodePorts'] !== undefined && spec['allocateLoadBalancerNodePorts'] === old['allocateLoadBalancerNodePorts']) {
+      delete spec['allocateLoadBalancerNodePorts'];
+    }
+    if (sameJson(spec['loadBalancerClass'], old['loadBalancerClass'])) delete spec['loadBalancerClass'];
+  }
+  const externalPolicy = (s: JsonObject): boolean => type(s) === 'LoadBalancer' || type(s) === 'NodePort';
+  if (externalPolicy(old) && !externalPolicy(spec) && arr(spec['externalIPs']).length === 0 && spec['externalTrafficPolicy'] === old['externalTrafficPolicy']) {
+    delete spec['externalTrafficPolicy'];
+  }
 }
 
 /** patchAllocatedValues: an update may leave out what the server allocated; it is kept. */
@@ -185,15 +222,7 @@ export function validateServiceSpec(svc: KObject): FieldError[] {
     const nodePort = num(port['nodePort']) ?? 0;
     if (nodePort !== 0) {
       if (t === 'ClusterIP') errs.push(fieldErrors.forbidden(`spec.ports[${i}].nodePort`, "may not be used when `type` is 'ClusterIP'"));
-      else if (nodePort < NODE_PORT_RANGE.min || nodePort > NODE_PORT_RANGE.max) {
-        errs.push(
-          fieldErrors.invalid(
-            `spec.ports[${i}].nodePort`,
-            nodePort,
-            `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`,
-          ),
-        );
-      }
+      // The range (--service-node-port-range) is the allocator's to check.
       const key = `${String(port['protocol'])}/${nodePort}`;
       if (nodePortKeys.has(key)) errs.push(fieldErrors.duplicate(`spec.ports[${i}].nodePort`, nodePort));
       nodePortKeys.add(key);
@@ -204,6 +233,65 @@ export function validateServiceSpec(svc: KObject): FieldError[] {
     }
     portKeys.add(key);
   });
+  errs.push(...validateClusterIPsRelatedFields(spec));
+  return errs;
+}
+
+/**
+ * ValidateServiceClusterIPsRelatedFields: clusterIP and clusterIPs agree,
+ * IPs are IPs (at most one per family), families and policy are known
+ * values and match the IPs. What the cluster supports is the allocator's
+ * to check.
+ */
+export function validateClusterIPsRelatedFields(spec: JsonObject): FieldError[] {
+  if (type(spec) === 'ExternalName') return [];
+  const errs: FieldError[] = [];
+  const clusterIP = str(spec['clusterIP']) ?? '';
+  const ips = arr(spec['clusterIPs']);
+  const families = arr(spec['ipFamilies']);
+  if (clusterIP !== '') {
+    if (ips.length === 0) errs.push(fieldErrors.required('spec.clusterIPs'));
+    else if (ips[0] !== clusterIP) errs.push(invalidShown('spec.clusterIPs', goStringSlice(ips), 'first value must match `clusterIP`'));
+  } else if (ips.length > 0) {
+    errs.push(invalidShown('spec.clusterIPs', goStringSlice(ips), 'must be empty when `clusterIP` is not specified'));
+  }
+  const seen = new Set<unknown>();
+  families.forEach((f, i) => {
+    if (!IP_FAMILIES.includes(String(f))) errs.push(fieldErrors.notSupported(`spec.ipFamilies[${i}]`, f, IP_FAMILIES));
+    if (seen.has(f)) errs.push(fieldErrors.duplicate(`spec.ipFamilies[${i}]`, f));
+    seen.add(f);
+  });
+  const policy = spec['ipFamilyPolicy'];
+  if (policy !== undefined && policy !== null && !IP_FAMILY_POLICIES.includes(String(policy))) {
+    errs.push(fieldErrors.notSupported('spec.ipFamilyPolicy', policy, IP_FAMILY_POLICIES));
+  }
+  let badIPs = false;
+  ips.forEach((ip, i) => {
+    if (i === 0 && ip === 'None') {
+      if (ips.length > 1) {
+        badIPs = true;
+        errs.push(invalidShown('spec.clusterIPs', goStringSlice(ips), "'None' must be the first and only value"));
+      }
+      return;
+    }
+    if (typeof ip !== 'string' || familyOf(ip) === undefined) {
+      badIPs = true;
+      errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    }
+  });
+  if (ips.length > 2) errs.push(invalidShown('spec.clusterIPs', goStringSlice(ips), 'may only hold up to 2 values'));
+  if (badIPs) return errs;
+  if (ips.length === 2 && familyOf(String(ips[0])) === familyOf(String(ips[1]))) {
+    errs.push(invalidShown('spec.clusterIPs', goStringSlice(ips), 'may specify no more than one IP for each IP family'));
+  }
+  if (!isHeadless(spec)) {
+    ips.forEach((ip, i) => {
+      if (i >= families.length) return;
+      const fam = familyOf(String(ip));
+      if (families[i] === 'IPv4' && fam === 'IPv6') errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
+      if (families[i] === 'IPv6' && fam !== 'IPv6') errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
+    });
+  }
   return errs;
 }
 
@@ -226,16 +314,16 @@ export const serviceStrategy: Strategy = {
     const spec = specOf(svc);
     defaultServiceSpec(spec);
     normalizeClusterIPs(spec);
-    defaultIPFamilies(spec);
   },
 
   prepareForUpdate(svc, old, ctx) {
     if (!isMainResource(ctx)) return;
     const spec = specOf(svc);
     defaultServiceSpec(spec);
-    keepAllocated(spec, obj(old['spec']) ?? {});
+    const oldSpec = obj(old['spec']) ?? {};
+    keepAllocated(spec, oldSpec);
     normalizeClusterIPs(spec);
-    defaultIPFamilies(spec);
+    dropTypeDependentFields(spec, oldSpec);
   },
 
   validate(svc) {

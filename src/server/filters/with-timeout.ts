@@ -20,6 +20,7 @@ import { errors } from '../../endpoints/status.ts';
 import { DurationError, parseGoDuration } from './go-duration.ts';
 import { trackedResponse } from './tracked-response.ts';
 import { writeStatus } from './write-status.ts';
+import { setLongTimeout } from '../long-timer.ts';
 
 export interface TimeoutOptions {
   /** `--request-timeout` in ms (default 60 s). */
@@ -34,11 +35,14 @@ export interface TimeoutOptions {
 const INVALID_TIMEOUT = 'invalid timeout specified in the request URL';
 
 /**
- * The timeout of a watch in ms: `timeoutSeconds` when given and non-zero,
- * else min-request-timeout times a random factor in [1, 2); undefined when
- * neither applies (no limit).
+ * The timeout of a watch in ms, as the original's ListResource decides:
+ * `timeoutSeconds` when given and non-zero (negative: end at once), else
+ * min-request-timeout times a random factor in [1, 2); undefined when
+ * neither applies (no limit). It may exceed what setTimeout can hold: arm it
+ * with setLongTimeout.
  */
 export function watchTimeoutMs(query: URLSearchParams, minRequestTimeoutSeconds: number, random: () => number = Math.random): number | undefined {
+  // A malformed value is the watch handler's 400 to give; here it counts as unset.
   const raw = query.get('timeoutSeconds');
   const seconds = raw !== null && /^[+-]?\d+$/.test(raw) ? Number(raw) : 0;
   if (seconds !== 0) return Math.max(0, seconds * 1000);
@@ -77,11 +81,13 @@ function finishFor(ctx: RequestContext): void {
 
 function armWatchExpiry(ctx: RequestContext, ms: number): void {
   const res = trackedResponse(ctx);
-  const timer = setTimeout(() => {
+  // The delay comes from the client (timeoutSeconds) or --min-request-timeout:
+  // either may exceed what setTimeout holds, which would end the watch at once.
+  const timer = setLongTimeout(() => {
     ctx.abort.abort(timeoutReason());
     finishFor(ctx);
   }, ms);
-  res.onFinished(() => clearTimeout(timer));
+  res.onFinished(() => timer.cancel());
 }
 
 export function withTimeout(options: TimeoutOptions): Filter {
@@ -103,15 +109,16 @@ export function withTimeout(options: TimeoutOptions): Filter {
     ctx.deadline = Date.now() + remaining;
 
     const work = next();
-    let timer: NodeJS.Timeout | undefined;
+    let timer: { cancel(): void } | undefined;
     const expired = new Promise<'expired'>((resolve) => {
-      timer = setTimeout(resolve, remaining, 'expired');
+      // --request-timeout may exceed setTimeout's 2^31-1 ms.
+      timer = setLongTimeout(() => resolve('expired'), remaining);
     });
     let outcome: 'done' | 'expired';
     try {
       outcome = await Promise.race([work.then(() => 'done' as const), expired]);
     } finally {
-      clearTimeout(timer);
+      timer?.cancel();
     }
     if (outcome === 'done') return;
 

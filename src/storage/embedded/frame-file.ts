@@ -47,7 +47,7 @@ export class FrameFileReader {
       if (this.fileEnded) {
         return this.start === this.end
           ? { kind: 'eof', offset }
-          : { kind: 'bad', offset, reason: `torn frame (${this.end - this.start} trailing bytes)` };
+          : { kind: 'bad', offset, reason: `incomplete frame (${this.end - this.start} bytes before the end of the file)` };
       }
       await this.fill(scan.needBytes);
     }

@@ -33,9 +33,9 @@ import {
   NotFoundError,
   StoreClosedError,
 } from '../errors.ts';
-import { mkdir, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { GroupCommitter } from './committer.ts';
-import { listStoreDir, pathIn, segmentName, snapshotName } from './files.ts';
+import { ensurePrivateDir, listStoreDir, pathIn, segmentName, snapshotName } from './files.ts';
 import { DirLock } from './lock.ts';
 import { isLive, MvccState } from './mvcc.ts';
 import { recover, type RecoveryResult } from './recovery.ts';
@@ -44,11 +44,16 @@ import { WatchHub } from './watch.ts';
 import { WalWriter, type WalFaults } from './wal.ts';
 
 export { DirLockedError } from './lock.ts';
-export { CorruptStoreError } from './recovery.ts';
+export { CorruptStoreError, REPAIR_FLAG, type RecoveryNote } from './recovery.ts';
 
 export interface EmbeddedStoreOptions {
-  /** Directory of the store; created if missing. One process at a time may open it. */
+  /** Directory of the store; created if missing (0700, files 0600). One process at a time may open it. */
   readonly dir: string;
+  /**
+   * Cut the log at the first damage instead of refusing to open, dropping
+   * what follows it (the operator's --embedded-wal-repair; see recovery.ts).
+   */
+  readonly repair?: boolean;
   /** Start a new WAL segment and write a snapshot once the current segment is this large. Default 64 MiB. */
   readonly snapshotThresholdBytes?: number;
   /** Failure injection, for tests. */
@@ -129,10 +134,10 @@ export class EmbeddedStore implements Store {
 
   static async open(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
     const { dir } = options;
-    await mkdir(dir, { recursive: true });
+    await ensurePrivateDir(dir);
     const lock = await DirLock.acquire(dir);
     try {
-      const rec = await recover(dir);
+      const rec = await recover(dir, { repair: options.repair === true });
       const wal = rec.lastSegment
         ? await WalWriter.resume(dir, rec.lastSegment.seq, rec.lastSegment.size, options.faults)
         : await WalWriter.create(dir, 1, options.faults);

@@ -11,6 +11,7 @@
  */
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { PRIVATE_FILE_MODE } from './files.ts';
 
 export class DirLockedError extends Error {
   constructor(
@@ -46,7 +47,7 @@ export class DirLock {
   static async acquire(dir: string): Promise<DirLock> {
     const path = join(resolve(dir), 'LOCK');
     const temp = join(dir, `LOCK.${process.pid}.${Math.random().toString(36).slice(2)}`);
-    await writeFile(temp, `${process.pid}\n`);
+    await writeFile(temp, `${process.pid}\n`, { mode: PRIVATE_FILE_MODE });
     try {
       for (let attempt = 0; attempt < 5; attempt++) {
         try {

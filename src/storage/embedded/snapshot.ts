@@ -19,7 +19,7 @@
 import { open, rename, unlink } from 'node:fs/promises';
 import { FrameBuffer, maxUtf8Bytes, REC_SNAP_END, REC_SNAP_HEADER, REC_SNAP_KEY } from './records.ts';
 import { FrameFileReader } from './frame-file.ts';
-import { fsyncDir, pathIn, snapshotName, snapshotTempName } from './files.ts';
+import { fsyncDir, pathIn, PRIVATE_FILE_MODE, snapshotName, snapshotTempName } from './files.ts';
 import { MvccState, type Version } from './mvcc.ts';
 
 const MAGIC = 0x504e534f; // "OSNP"
@@ -45,7 +45,7 @@ export async function writeSnapshot(
   aborted: () => boolean,
 ): Promise<boolean> {
   const tempPath = pathIn(dir, snapshotTempName(revision));
-  const fh = await open(tempPath, 'w');
+  const fh = await open(tempPath, 'w', PRIVATE_FILE_MODE);
   let done = false;
   try {
     const out = new FrameBuffer(WRITE_THRESHOLD_BYTES * 2);
@@ -124,6 +124,7 @@ export async function readSnapshot(dir: string, revision: number): Promise<MvccS
     new InvalidSnapshotError(`snapshot ${snapshotName(revision)} is invalid: ${why}`);
   try {
     const first = await reader.next();
+    if (first.kind === 'bad') throw bad(`${first.reason} at offset ${first.offset}`);
     if (first.kind !== 'frame' || first.type !== REC_SNAP_HEADER) throw bad('missing header');
     const h = first.payload;
     if (h.u32() !== MAGIC) throw bad('bad magic');
@@ -138,7 +139,7 @@ export async function readSnapshot(dir: string, revision: number): Promise<MvccS
     let versionCount = 0;
     for (;;) {
       const f = await reader.next();
-      if (f.kind !== 'frame') throw bad(f.kind === 'eof' ? 'missing end record' : f.reason);
+      if (f.kind !== 'frame') throw bad(f.kind === 'eof' ? 'missing end record' : `${f.reason} at offset ${f.offset}`);
       const p = f.payload;
       if (f.type === REC_SNAP_END) {
         if (p.u64() !== keys || p.u64() !== versionCount) throw bad('end record does not match contents');

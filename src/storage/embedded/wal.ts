@@ -14,7 +14,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { FrameBuffer, maxUtf8Bytes, REC_COMPACT, REC_DELETE, REC_PUT } from './records.ts';
-import { fsyncDir, pathIn, segmentName } from './files.ts';
+import { fsyncDir, pathIn, PRIVATE_FILE_MODE, segmentName } from './files.ts';
 
 export interface WalStats {
   /** fdatasync calls on WAL segments. */
@@ -55,7 +55,7 @@ export class WalWriter {
   }
 
   private static async createSegment(dir: string, seq: number): Promise<FileHandle> {
-    const fh = await open(pathIn(dir, segmentName(seq)), 'wx');
+    const fh = await open(pathIn(dir, segmentName(seq)), 'wx', PRIVATE_FILE_MODE);
     // The new name must be durable before any record in it is acknowledged.
     await fsyncDir(dir);
     return fh;

@@ -1,4 +1,4 @@
-/** Services: defaults, what an update may leave out, and the validation clients hit. Allocation is not ours. */
+/** Services: defaults, what an update may leave out, type changes, and the validation clients hit. Allocation and IP families are the allocator's (service-allocation tests). */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { serviceStrategy } from '../../../src/registry/strategies/services.ts';
@@ -16,7 +16,7 @@ function created(spec: Record<string, unknown>, name?: string): KObject {
 }
 
 describe('service defaults', () => {
-  it('fill type, affinity, protocol, targetPort and traffic policies, but no cluster IP', () => {
+  it('fill type, affinity, protocol, targetPort and traffic policies, but no cluster IP or IP families', () => {
     const s = created({ selector: { app: 'web' }, ports: [{ port: 80 }] });
     assert.deepEqual(s['spec'], {
       selector: { app: 'web' },
@@ -24,8 +24,6 @@ describe('service defaults', () => {
       sessionAffinity: 'None',
       type: 'ClusterIP',
       internalTrafficPolicy: 'Cluster',
-      ipFamilyPolicy: 'SingleStack',
-      ipFamilies: ['IPv4'],
     });
     assert.deepEqual(s['status'], { loadBalancer: {} });
   });
@@ -48,7 +46,6 @@ describe('service defaults', () => {
     assert.equal(ext['ipFamilyPolicy'], undefined);
     const headless = created({ clusterIP: 'None', ports: [{ port: 80 }] })['spec'] as Record<string, unknown>;
     assert.deepEqual(headless['clusterIPs'], ['None']);
-    assert.equal(headless['ipFamilyPolicy'], 'RequireDualStack');
   });
 });
 
@@ -80,14 +77,27 @@ describe('service validation', () => {
     );
   });
 
-  it('checks node ports: not on ClusterIP, and within 30000-32767', () => {
+  it('checks node ports: not on ClusterIP (the range is the allocator\'s to check)', () => {
     assert.deepEqual(lines(serviceStrategy.validate!(created({ ports: [{ port: 80, nodePort: 30080 }] }), ctx())), [
       "spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'",
     ]);
-    assert.deepEqual(lines(serviceStrategy.validate!(created({ type: 'NodePort', ports: [{ port: 80, nodePort: 80 }] }), ctx())), [
-      'spec.ports[0].nodePort: Invalid value: 80: provided port is not in the valid range. The range of valid ports is 30000-32767',
-    ]);
     assert.deepEqual(serviceStrategy.validate!(created({ type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }), ctx()), []);
+  });
+
+  it('checks the cluster IP fields: IPs, at most one per family, known families and policies', () => {
+    const check = (spec: Record<string, unknown>): string[] => lines(serviceStrategy.validate!(created({ ports: [{ port: 80 }], ...spec }), ctx()));
+    assert.deepEqual(check({ clusterIP: '10.0.0.300' }), ['spec.clusterIPs[0]: Invalid value: "10.0.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)']);
+    assert.deepEqual(check({ clusterIP: '10.0.0.5', clusterIPs: ['10.0.0.6'] }), ['spec.clusterIPs: Invalid value: []string{"10.0.0.6"}: first value must match `clusterIP`']);
+    assert.deepEqual(check({ clusterIP: '10.0.0.5', clusterIPs: ['10.0.0.5', '10.0.0.6'] }), [
+      'spec.clusterIPs: Invalid value: []string{"10.0.0.5", "10.0.0.6"}: may specify no more than one IP for each IP family',
+    ]);
+    assert.deepEqual(check({ ipFamilies: ['IPv4', 'IPv4'] }), ['spec.ipFamilies[1]: Duplicate value: "IPv4"']);
+    assert.deepEqual(check({ ipFamilies: ['IPv5'] }), ['spec.ipFamilies[0]: Unsupported value: "IPv5": supported values: "IPv4", "IPv6"']);
+    assert.deepEqual(check({ ipFamilyPolicy: 'Maybe' }), [
+      'spec.ipFamilyPolicy: Unsupported value: "Maybe": supported values: "PreferDualStack", "RequireDualStack", "SingleStack"',
+    ]);
+    assert.deepEqual(check({ clusterIP: 'fd00::5', ipFamilies: ['IPv4'] }), ['spec.clusterIPs[0]: Invalid value: "fd00::5": expected an IPv4 value as indicated by `ipFamilies[0]`']);
+    assert.deepEqual(check({ clusterIP: 'None', clusterIPs: ['None', '10.0.0.1'] }), ['spec.clusterIPs: Invalid value: []string{"None", "10.0.0.1"}: \'None\' must be the first and only value']);
   });
 
   it('adds the DNS-1035 rule to names', () => {
@@ -114,6 +124,30 @@ describe('service updates', () => {
     assert.deepEqual(spec['clusterIPs'], ['10.96.0.10']);
     assert.equal((spec['ports'] as Record<string, unknown>[])[0]!['nodePort'], 31000);
     assert.deepEqual(serviceStrategy.validateUpdate!(next, old, ctx()), []);
+  });
+
+  it('drop node ports when the type changes to ClusterIP, and cluster IPs and families when it changes to ExternalName', () => {
+    const old = allocated();
+    (old['spec'] as Record<string, unknown>)['ipFamilies'] = ['IPv4'];
+    (old['spec'] as Record<string, unknown>)['ipFamilyPolicy'] = 'SingleStack';
+    const toClusterIP = structuredClone(old);
+    (toClusterIP['spec'] as Record<string, unknown>)['type'] = 'ClusterIP';
+    serviceStrategy.prepareForUpdate!(toClusterIP, old, ctx());
+    const spec = toClusterIP['spec'] as Record<string, unknown>;
+    assert.equal((spec['ports'] as Record<string, unknown>[])[0]!['nodePort'], undefined);
+    assert.equal(spec['externalTrafficPolicy'], undefined);
+    assert.equal(spec['clusterIP'], '10.96.0.10');
+    assert.deepEqual(serviceStrategy.validateUpdate!(toClusterIP, old, ctx()), []);
+
+    const toExternal = structuredClone(old);
+    Object.assign(toExternal['spec'] as Record<string, unknown>, { type: 'ExternalName', externalName: 'db.example.com' });
+    serviceStrategy.prepareForUpdate!(toExternal, old, ctx());
+    const ext = toExternal['spec'] as Record<string, unknown>;
+    assert.equal(ext['clusterIP'], undefined);
+    assert.equal(ext['clusterIPs'], undefined);
+    assert.equal(ext['ipFamilies'], undefined);
+    assert.equal(ext['ipFamilyPolicy'], undefined);
+    assert.deepEqual(serviceStrategy.validateUpdate!(toExternal, old, ctx()), []);
   });
 
   it('refuse a changed cluster IP', () => {

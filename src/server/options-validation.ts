@@ -1,0 +1,91 @@
+/**
+ * Checks of the options as a whole, after every flag parsed on its own:
+ * authorization modes, admission plugin names, durations armed as timers,
+ * files named by flags, etcd URLs, log level. They run before the server
+ * does anything, so a bad flag never leaves a half-written data dir behind.
+ */
+import fs from 'node:fs';
+import { AuthorizationConfigError, validateAuthorizationModes } from '../authz/mode.ts';
+import { admissionPluginProblems } from '../admission/plugin-names.ts';
+import { MAX_TIMER_MS } from './long-timer.ts';
+import { OptionsError, type ServerOptions } from './options.ts';
+
+/** Go's rendering of MAX_TIMER_MS, for messages. */
+const MAX_TIMER_TEXT = '596h31m23.647s';
+
+/**
+ * Durations the server arms as Node timers (setTimeout/setInterval hold at
+ * most 2^31-1 ms; a longer delay fires at once, and an interval of 0 spins):
+ * each must fit, and an interval must be positive.
+ */
+function timerProblems(o: ServerOptions): string[] {
+  const problems: string[] = [];
+  const fits = (flag: string, ms: number, minMs = 0): void => {
+    if (ms > MAX_TIMER_MS) problems.push(`invalid value for --${flag}: must be at most ${MAX_TIMER_TEXT}`);
+    else if (ms < minMs) problems.push(`invalid value for --${flag}: must be greater than 0`);
+  };
+  // 0 would time every ordinary request out at once.
+  fits('request-timeout', o.requestTimeoutMs, 1);
+  fits('etcd-compaction-interval', o.etcdCompactionIntervalMs);
+  fits('shutdown-delay-duration', o.shutdownDelayMs);
+  fits('watch-cache-retention', o.watchCacheRetentionMs);
+  fits('watch-bookmark-interval', o.watchBookmarkIntervalMs, 1);
+  fits('continue-token-lifetime', o.continueTokenLifetimeMs);
+  return problems;
+}
+
+/**
+ * Files named by flags must be readable regular files now, so a typo stops
+ * the start before the data dir is created, with the path in the message.
+ * (Contents are checked when they are loaded.)
+ */
+function fileProblems(o: ServerOptions): string[] {
+  const problems: string[] = [];
+  const check = (flag: string, file: string | undefined): void => {
+    if (file === undefined) return;
+    try {
+      if (!fs.statSync(file).isFile()) problems.push(`--${flag}: ${file} is not a regular file`);
+      else fs.accessSync(file, fs.constants.R_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      problems.push(`--${flag}: cannot read ${file} (${code})`);
+    }
+  };
+  check('tls-cert-file', o.tlsCertFile);
+  check('tls-private-key-file', o.tlsPrivateKeyFile);
+  check('client-ca-file', o.clientCaFile);
+  check('token-auth-file', o.tokenAuthFile);
+  check('service-account-signing-key-file', o.serviceAccountSigningKeyFile);
+  for (const f of o.serviceAccountKeyFiles) check('service-account-key-file', f);
+  if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
+    problems.push('--tls-cert-file and --tls-private-key-file must be given together');
+  }
+  return problems;
+}
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/**
+ * Every check of the options as a whole, run before the server does
+ * anything (no data dir, no port, no store): startServer calls it too, for
+ * callers that build options themselves. All problems are reported at once,
+ * one per line, as the original aggregates its flag errors.
+ */
+export function validateOptions(o: ServerOptions): void {
+  const problems: string[] = [];
+  if (o.storageBackend === 'etcd3' && o.etcdServers.length === 0) problems.push('--etcd-servers must be set with --storage-backend=etcd3');
+  try {
+    validateAuthorizationModes(o.authorizationMode);
+  } catch (err) {
+    if (!(err instanceof AuthorizationConfigError)) throw err;
+    problems.push(...err.problems);
+  }
+  problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
+  problems.push(...timerProblems(o));
+  problems.push(...fileProblems(o));
+  for (const url of o.etcdServers) {
+    if (!URL.canParse(url)) problems.push(`invalid value ${JSON.stringify(url)} for --etcd-servers: not a URL`);
+  }
+  if (!LOG_LEVELS.has(o.logLevel)) problems.push(`invalid value ${JSON.stringify(o.logLevel)} for --log-level: must be one of ${[...LOG_LEVELS].join(', ')}`);
+  if (problems.length > 0) throw new OptionsError(problems.join('\n'));
+}

@@ -1,0 +1,84 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { OptionsError, defaultOptions, parseArgs } from '../../src/server/options.ts';
+import { startServer } from '../../src/server/server.ts';
+import { createLogger } from '../../src/server/logging.ts';
+import { admissionPluginProblems, admissionPluginEnabled } from '../../src/admission/plugin-names.ts';
+
+const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
+
+function optionsError(argv: string[]): string {
+  try {
+    parseArgs(argv);
+  } catch (err) {
+    assert.ok(err instanceof OptionsError, `expected OptionsError, got ${String(err)}`);
+    return err.message;
+  }
+  assert.fail(`parseArgs(${argv.join(' ')}) accepted`);
+}
+
+describe('admission plugin flags', () => {
+  it('refuses unknown names, as the original words it', () => {
+    assert.equal(optionsError(['--enable-admission-plugins=TotallyBogus']), 'enable-admission-plugins plugin "TotallyBogus" is unknown');
+    assert.equal(optionsError(['--disable-admission-plugins=NamespaceLifecycle,Bogus']), 'disable-admission-plugins plugin "Bogus" is unknown');
+  });
+
+  it('refuses a name both enabled and disabled', () => {
+    assert.match(optionsError(['--enable-admission-plugins=NamespaceLifecycle', '--disable-admission-plugins=NamespaceLifecycle']), /^\[NamespaceLifecycle\] in enable-admission-plugins and disable-admission-plugins overlapped$/);
+  });
+
+  it('refuses to enable a known plugin this server does not enforce, but lets it be disabled', () => {
+    assert.match(optionsError(['--enable-admission-plugins=NodeRestriction']), /plugin "NodeRestriction" is not implemented by this server/);
+    assert.deepEqual(admissionPluginProblems([], ['LimitRanger', 'PodSecurity', 'ResourceQuota']), []);
+    assert.equal(parseArgs(['--enable-admission-plugins=NamespaceLifecycle']).enableAdmissionPlugins[0], 'NamespaceLifecycle');
+    assert.deepEqual(admissionPluginProblems(['AlwaysAdmit'], []), [], 'AlwaysAdmit has nothing to enforce');
+    assert.match(admissionPluginProblems(['AlwaysDeny'], [])[0]!, /not implemented/);
+  });
+
+  it('knows the default-on set', () => {
+    assert.equal(admissionPluginEnabled('NamespaceLifecycle', [], []), true);
+    assert.equal(admissionPluginEnabled('NamespaceLifecycle', [], ['NamespaceLifecycle']), false);
+    assert.equal(admissionPluginEnabled('AlwaysPullImages', [], []), false);
+  });
+});
+
+describe('flag validation happens before any side effect', () => {
+  it('an unsupported --authorization-mode is an options error at parse time', () => {
+    assert.equal(optionsError(['--authorization-mode=RBAC']), 'authorization mode RBAC is not supported yet');
+    assert.equal(optionsError(['--authorization-mode=Bogus']), 'authorization-mode "Bogus" is not a valid mode');
+    assert.match(optionsError(['--log-level=loud']), /--log-level/);
+  });
+
+  it('files named by flags must be readable, a cert needs its key, and timers must fit', () => {
+    const missing = path.join(os.tmpdir(), 'orch-no-such-file.pem');
+    assert.equal(optionsError([`--tls-cert-file=${missing}`, `--tls-private-key-file=${missing}`]).split('\n').length, 2);
+    assert.match(optionsError([`--client-ca-file=${missing}`]), /^--client-ca-file: cannot read .*orch-no-such-file\.pem \(ENOENT\)$/);
+    assert.match(optionsError([`--token-auth-file=${os.tmpdir()}`]), /is not a regular file/);
+    assert.match(optionsError([`--tls-cert-file=${MAIN}`]), /must be given together/);
+    assert.match(optionsError(['--request-timeout=0s']), /--request-timeout: must be greater than 0/);
+    assert.match(optionsError(['--etcd-compaction-interval=1000h']), /--etcd-compaction-interval: must be at most 596h31m23\.647s/);
+    assert.match(optionsError(['--watch-bookmark-interval=0']), /--watch-bookmark-interval: must be greater than 0/);
+  });
+
+  it('startServer refuses bad options without creating the data dir', async () => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'orch-opts-')), 'data');
+    const opts = { ...defaultOptions(), dataDir: dir, authorizationMode: ['RBAC'] };
+    await assert.rejects(startServer(opts, createLogger({ level: 'silent' })), OptionsError);
+    assert.equal(fs.existsSync(dir), false);
+  });
+
+  it('main exits 2 with a one-line error and no stack trace, and writes nothing', () => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'orch-opts-')), 'data');
+    for (const flag of ['--authorization-mode=RBAC', '--enable-admission-plugins=TotallyBogus']) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, flag, `--data-dir=${dir}`, '--secure-port=1', '--uws-port=0'], { encoding: 'utf8', timeout: 30_000 });
+      assert.equal(r.status, 2, `${flag}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+      assert.match(r.stderr.split('\n')[0]!, /^error: (authorization mode RBAC is not supported yet|enable-admission-plugins plugin "TotallyBogus" is unknown)$/);
+      assert.equal(fs.existsSync(dir), false, 'data dir must not be created');
+    }
+  });
+});
