@@ -107,6 +107,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       resources: [...registry.shardResources(), RANGES_RESOURCE_SPEC],
       store,
       compactionIntervalMs: opts.etcdCompactionIntervalMs,
+      onError: (err, what) => logger.error({ err }, what),
       runtime: {
         retentionMs: opts.watchCacheRetentionMs,
         bookmarkIntervalMs: opts.watchBookmarkIntervalMs,

@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from '../../src/server/options.ts';
-import { createLogger } from '../../src/server/logging.ts';
+import { createLogger, type LogDestination, type LogLevel } from '../../src/server/logging.ts';
 import { startServer, type RunningServer } from '../../src/server/server.ts';
 import { uwsPortArg } from './uws-toggle.ts';
 
@@ -65,7 +65,10 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(extraArgs: string[] = [], opts: { dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  extraArgs: string[] = [],
+  opts: { dataDir?: string; logs?: { level: LogLevel; destination: LogDestination } } = {},
+): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'orch-e2e-')));
   const securePort = await freePort();
   const uwsPort = await freePort();
@@ -77,7 +80,7 @@ export async function startTestServer(extraArgs: string[] = [], opts: { dataDir?
     '--shards=2',
     ...extraArgs,
   ]);
-  const logger = createLogger({ level: (process.env['ORCH_TEST_LOG'] as 'info' | undefined) ?? 'silent' });
+  const logger = createLogger(opts.logs ?? { level: (process.env['ORCH_TEST_LOG'] as 'info' | undefined) ?? 'silent' });
   const server = await startServer(options, logger);
   const files = server.files;
   const [ca, cert, key] = await Promise.all([fs.readFile(files.caCertPath), fs.readFile(files.adminCertPath), fs.readFile(files.adminKeyPath)]);
