@@ -13,6 +13,7 @@ import { serveH1Request } from './node-h1-exchange.ts';
 import { serveH2Stream } from './node-h2-exchange.ts';
 import type { ErrorReporter } from './run-handler.ts';
 import { reportToConsole } from './run-handler.ts';
+import { WatchBudget } from './watch-budget.ts';
 
 export interface NodeFrontendOptions {
   host: string;
@@ -29,12 +30,15 @@ export interface NodeFrontendOptions {
   maxStreamsPerConnection?: number;
   /** Where errors that escape the handler go; console by default. */
   onError?: ErrorReporter;
+  /** Bounds what slow streamed responses hold, shared with the other front ends; unbounded by default. */
+  watchBudget?: WatchBudget;
 }
 
 export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Frontend> {
   const { handler } = opts;
   const report = opts.onError ?? reportToConsole;
   const maxStreams = opts.maxStreamsPerConnection ?? 0;
+  const budget = opts.watchBudget ?? new WatchBudget({ maxBytes: Infinity });
   const server = http2.createSecureServer({
     cert: opts.tls.cert,
     key: opts.tls.key,
@@ -53,7 +57,7 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
   const tracker = new ConnectionTracker(server);
 
   const onStream = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: readonly string[]): void => {
-    serveH2Stream(stream, headers, rawHeaders, handler, report);
+    serveH2Stream(stream, headers, rawHeaders, handler, report, budget);
   };
   server.on('stream', onStream);
   // HTTP/1.1 requests only arrive as 'request' events. With allowHTTP1 their
@@ -62,7 +66,7 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
   server.on('request', (req: unknown, res: unknown) => {
     const msg = req as IncomingMessage;
     if (msg.httpVersionMajor >= 2) return; // served by onStream
-    serveH1Request(msg, res as ServerResponse, handler, report);
+    serveH1Request(msg, res as ServerResponse, handler, report, budget);
   });
   // Adding a 'request' listener makes node attach its compatibility layer to
   // 'stream' as well, building an Http2ServerRequest/Response pair for every
