@@ -197,7 +197,9 @@ class UwsResponse implements FrontendResponse {
     }
     if (this.#bodyless) return true;
     if (this.#blocked) {
-      this.#queueFor().push(chunk);
+      const queue = this.#queueFor();
+      queue.push(chunk);
+      if (!queue.closed) this.#rearmTimeout(queue);
       return false;
     }
     const taken = this.#writePieces(chunk);
@@ -449,8 +451,9 @@ class UwsResponse implements FrontendResponse {
    * cork. A larger corked write takes a path in this uWS (AsyncSocket
    * write -> uncork) that, when the socket is already backed up, buffers the
    * cork buffer and silently drops the rest of the write: a slow watch
-   * client would get a corrupt chunked stream. Returns false once any piece
-   * met backpressure.
+   * client would get a corrupt chunked stream. Stops after the first piece
+   * that met backpressure (uWS keeps that one) and returns how many bytes
+   * uWS took.
    */
   #writePieces(chunk: Uint8Array): number {
     let offset = 0;
@@ -478,6 +481,26 @@ class UwsResponse implements FrontendResponse {
     this.#blocked = true;
     this.#hookWritable();
     return false;
+  }
+
+  /**
+   * uWS closes a connection 10 s (its HTTP timeout) after a write that met
+   * backpressure unless it becomes writable meanwhile. Every write used to
+   * re-arm that timer; a stream that only queues would now be closed 10 s
+   * after it first backed up, however the bounds are set. A byte of the
+   * queue handed over per write keeps the old behaviour (the flags decide
+   * when a slow watcher goes) for a few bytes of uWS buffer per event.
+   */
+  #rearmTimeout(queue: WatchQueue): void {
+    const piece = queue.view(1);
+    queue.advance(piece.byteLength);
+    if (this.#writePiece(piece)) {
+      // uWS flushed its own buffer to take it: the socket has room, and no
+      // writable event may come for it. Go on from here.
+      this.#pumpQueue();
+      return;
+    }
+    queue.setPrivate(this.#held);
   }
 
   /** The queue for this response, with its bytes let go when the exchange closes. */

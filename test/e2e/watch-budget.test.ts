@@ -9,6 +9,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
+import http2 from 'node:http2';
 import tls from 'node:tls';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -19,17 +20,18 @@ const NS = '/api/v1/namespaces/default/configmaps';
 /** Stalled watchers besides the worst one. */
 const STALLED = 24;
 
-/** A raw HTTP/1.1 watch on the uWS port that reads the response head and then stops reading. */
+/** A watch that reads the response head and then stops reading. */
 interface StalledWatcher {
   /** Starts reading again. */
   resume(): void;
-  /** Whether the server ended the connection (seen only once reading). */
+  /** Whether the server ended the watch (seen only once reading). */
   readonly closed: boolean;
-  /** What came after the response head so far. */
-  body(): string;
+  /** Names of the objects of the complete events received so far. */
+  names(): string[];
   destroy(): void;
 }
 
+/** Over a raw HTTP/1.1 connection (to either port). */
 async function stalledWatcher(port: number, ca: Buffer, token: string, path: string): Promise<StalledWatcher> {
   const socket = tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost', ALPNProtocols: ['http/1.1'] });
   socket.on('error', () => undefined);
@@ -61,16 +63,43 @@ async function stalledWatcher(port: number, ca: Buffer, token: string, path: str
     get closed() {
       return closed;
     },
-    body: () => {
+    names: () => {
       const raw = Buffer.concat(chunks).toString('latin1');
-      return raw.slice(raw.indexOf('\r\n\r\n') + 4);
+      return eventNames(dechunk(raw.slice(raw.indexOf('\r\n\r\n') + 4)));
     },
     destroy: () => socket.destroy(),
   };
 }
 
-/** Names of the objects in a chunked JSON watch body, in order (chunk framing removed). */
-function addedNames(chunkedBody: string): string[] {
+/** Over HTTP/2 (node's port): the paused stream stops granting flow-control window. */
+async function stalledH2Watcher(port: number, ca: Buffer, token: string, path: string): Promise<StalledWatcher> {
+  const session = http2.connect(`https://127.0.0.1:${port}`, { ca, servername: 'localhost' });
+  session.on('error', () => undefined);
+  const stream = session.request({ ':path': path, authorization: `Bearer ${token}`, accept: 'application/json' });
+  stream.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    stream.once('response', () => resolve());
+    stream.once('error', reject);
+  });
+  stream.pause();
+  const chunks: Buffer[] = [];
+  let closed = false;
+  stream.on('close', () => (closed = true));
+  return {
+    resume: () => {
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.resume();
+    },
+    get closed() {
+      return closed;
+    },
+    names: () => eventNames(Buffer.concat(chunks).toString('utf8')),
+    destroy: () => session.destroy(),
+  };
+}
+
+/** A chunked HTTP/1.1 body without its framing (as far as it is complete). */
+function dechunk(chunkedBody: string): string {
   let text = '';
   for (let at = 0; at < chunkedBody.length; ) {
     const eol = chunkedBody.indexOf('\r\n', at);
@@ -80,6 +109,11 @@ function addedNames(chunkedBody: string): string[] {
     text += chunkedBody.slice(eol + 2, eol + 2 + size);
     at = eol + 2 + size + 2;
   }
+  return Buffer.from(text, 'latin1').toString('utf8');
+}
+
+/** Names of the objects in a JSON watch stream, in order. */
+function eventNames(text: string): string[] {
   // Complete lines only: a dropped watcher's stream may stop mid-event.
   const lines = text.split('\n').slice(0, -1);
   return lines.filter((l) => l.trim() !== '').map((l) => (JSON.parse(l) as { object: { metadata: { name: string } } }).object.metadata.name);
@@ -167,11 +201,11 @@ describe('watch output budget across all watchers (uWS)', () => {
     const deadline = Date.now() + 30_000;
     while (!worst.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     assert.ok(worst.closed, 'the watcher holding the most was closed');
-    assert.ok(addedNames(worst.body()).length < names.length, 'it got only part of the stream');
+    assert.ok(worst.names().length < names.length, 'it got only part of the stream');
     // The others were kept, and their queued output arrives whole and in order.
     for (const s of stalled) {
-      while (addedNames(s.body()).length < later.length && !s.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-      assert.deepEqual(addedNames(s.body()), later, 'a kept stalled watcher gets every later event, intact');
+      while (s.names().length < later.length && !s.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      assert.deepEqual(s.names(), later, 'a kept stalled watcher gets every later event, intact');
       assert.equal(s.closed, false, 'and stays open');
       s.destroy();
     }
@@ -191,5 +225,51 @@ describe('watch output budget across all watchers (uWS)', () => {
     // The rest of the growth is the events themselves: stored, cached, encoded, and parsed by the readers here.
     // Each stalled watcher holding its own copy of what it queued (queuedMax, ~130 MiB) would pass this.
     assert.ok(grown < 128 * MiB, `RSS grew by ${(grown / MiB).toFixed(0)} MiB while ${STALLED + 1} watchers were stalled`);
+  });
+
+  it('counts node\'s HTTP/1.1 and HTTP/2 watchers in the same budget as uWS ones', async () => {
+    const ca = await fs.readFile(t.server.files.caCertPath);
+    const token = t.server.files.adminToken;
+    const dropsBefore = await metric('apiserver_watch_budget_dropped_watchers_total');
+    const rv = (await t.request('GET', NS)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const watchPath = (from: string): string => `${NS}?watch=1&resourceVersion=${from}&timeoutSeconds=600`;
+    const create = async (name: string): Promise<string> => {
+      const r = await t.request('POST', NS, { metadata: { name }, data: { blob: BLOB } });
+      assert.equal(r.status, 201, r.body.slice(0, 200));
+      return r.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    };
+
+    // The worst is on node's HTTP/1.1; it stalls first.
+    const worst = await stalledWatcher(t.securePort, ca, token, watchPath(rv));
+    let last = rv;
+    for (let i = 0; i < 14; i++) last = await create(`node-early-${i}`);
+    const heldByWorst = await metric('apiserver_watch_buffered_bytes');
+    assert.ok(heldByWorst > 2 * MiB, `node's stalled watcher is counted (${heldByWorst} bytes)`);
+
+    const kept = [
+      await stalledH2Watcher(t.securePort, ca, token, watchPath(last)),
+      await stalledWatcher(t.securePort, ca, token, watchPath(last)),
+      await stalledWatcher(t.uwsPort!, ca, token, watchPath(last)),
+    ];
+    const later: string[] = [];
+    for (let i = 0; i < 30 && (await metric('apiserver_watch_budget_dropped_watchers_total')) === dropsBefore; i++) {
+      later.push(`node-late-${i}`);
+      await create(`node-late-${i}`);
+      const held = await metric('apiserver_watch_buffered_bytes');
+      assert.ok(held <= BUDGET, `watch output held ${held} bytes, over the ${BUDGET} bound`);
+    }
+    assert.equal(await metric('apiserver_watch_budget_dropped_watchers_total'), dropsBefore + 1, 'one drop');
+
+    worst.resume();
+    for (const k of kept) k.resume();
+    const deadline = Date.now() + 30_000;
+    while (!worst.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(worst.closed, 'the node watcher holding the most was closed');
+    for (const k of kept) {
+      while (k.names().length < later.length && !k.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      assert.deepEqual(k.names(), later, 'a kept stalled watcher gets every later event, intact');
+      assert.equal(k.closed, false);
+      k.destroy();
+    }
   });
 });
