@@ -17,6 +17,7 @@ import type { ResetBudget } from './rapid-reset-guard.ts';
 import { guardAgainstRapidReset, resetBudgetFor } from './rapid-reset-guard.ts';
 import type { ErrorReporter } from './run-handler.ts';
 import { reportToConsole } from './run-handler.ts';
+import { WatchBudget } from './watch-budget.ts';
 
 export interface NodeFrontendOptions {
   host: string;
@@ -37,6 +38,8 @@ export interface NodeFrontendOptions {
   resetBudget?: ResetBudget;
   /** Where errors that escape the handler go; console by default. */
   onError?: ErrorReporter;
+  /** Bounds what slow streamed responses hold, shared with the other front ends; unbounded by default. */
+  watchBudget?: WatchBudget;
 }
 
 /** The original's HTTP/2 stream limit when --http2-max-streams-per-connection is 0 (secure_serving.go). */
@@ -55,6 +58,7 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
   const maxStreams = opts.maxStreamsPerConnection || DEFAULT_MAX_STREAMS;
   const timeouts = opts.timeouts ?? DEFAULT_CONNECTION_TIMEOUTS;
   const resetBudget = opts.resetBudget ?? resetBudgetFor(maxStreams);
+  const budget = opts.watchBudget ?? new WatchBudget({ maxBytes: Infinity });
   const server = http2.createSecureServer({
     cert: opts.tls.cert,
     key: opts.tls.key,
@@ -84,7 +88,7 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
   server.on('session', (session: ServerHttp2Session) => guardAgainstRapidReset(session, resetBudget));
 
   const onStream = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: readonly string[]): void => {
-    serveH2Stream(stream, headers, rawHeaders, handler, report);
+    serveH2Stream(stream, headers, rawHeaders, handler, report, budget);
   };
   server.on('stream', onStream);
   // HTTP/1.1 requests only arrive as 'request' events. With allowHTTP1 their
@@ -93,7 +97,7 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
   server.on('request', (req: unknown, res: unknown) => {
     const msg = req as IncomingMessage;
     if (msg.httpVersionMajor >= 2) return; // served by onStream
-    serveH1Request(msg, res as ServerResponse, handler, report);
+    serveH1Request(msg, res as ServerResponse, handler, report, budget);
   });
   enforceConnectionTimeouts(server, timeouts);
   // HTTP/1.1 heads up to the original's size, not node's 16 KiB (the field allowHTTP1 reads).

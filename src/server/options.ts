@@ -68,6 +68,8 @@ export interface ServerOptions {
   serviceNodePortRange: string;
   /** How often allocations are reconciled with the Services that exist (0: only at start). */
   serviceAllocationRepairIntervalMs: number;
+  /** Bytes all slow watch clients together may hold before the one holding the most is dropped. */
+  watchMaxTotalBufferedBytes: number;
 }
 
 export class OptionsError extends Error {}
@@ -187,6 +189,10 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'watch-bookmark-interval': { set: (o, v) => (o.watchBookmarkIntervalMs = parseDuration(v)), help: 'interval of watch bookmarks (default 1m0s)' },
   'continue-token-lifetime': { set: (o, v) => (o.continueTokenLifetimeMs = parseDuration(v)), help: 'lifetime of list continue tokens (default 5m0s)' },
   'watch-max-buffered-bytes': { set: (o, v) => (o.watchMaxBufferedBytes = int('watch-max-buffered-bytes', 1024, 2 ** 40)(v)), help: 'output a slow watcher may have pending before it is dropped (default 64 MiB)' },
+  'watch-max-total-buffered-bytes': {
+    set: (o, v) => (o.watchMaxTotalBufferedBytes = int('watch-max-total-buffered-bytes', 1024, 2 ** 44)(v)),
+    help: 'output all slow watchers together may have pending (shared event bytes counted once) before the one with the most is dropped (default 512 MiB, at most a quarter of memory)',
+  },
   'list-cache-bytes': {
     set: (o, v) => (o.listCacheBytes = int('list-cache-bytes', 0, 2 ** 40)(v)),
     help: 'bytes of large LIST answers each shard keeps for 10 s to share between clients listing the same thing at once (default 64 MiB; 0 disables)',
@@ -264,7 +270,13 @@ export function defaultOptions(): ServerOptions {
     serviceClusterIPRange: DEFAULT_SERVICE_CLUSTER_IP_RANGE,
     serviceNodePortRange: DEFAULT_SERVICE_NODE_PORT_RANGE,
     serviceAllocationRepairIntervalMs: 3 * 60_000,
+    watchMaxTotalBufferedBytes: defaultWatchBudgetBytes(),
   };
+}
+
+/** 512 MiB, or a quarter of the machine's memory if that is less. */
+function defaultWatchBudgetBytes(): number {
+  return Math.min(512 * 1024 * 1024, Math.floor(os.totalmem() / 4));
 }
 
 export function parseArgs(argv: readonly string[]): ServerOptions {
