@@ -1,12 +1,15 @@
 /**
  * Request bodies: content type check and JSON decoding into an object, with
- * the original's messages for the common mistakes.
+ * the original's messages for the common mistakes. Objects written (POST,
+ * PUT) are then decoded into their kind (src/typed) before anything else
+ * sees them.
  */
 import type { RequestContext } from '../server/context.ts';
 import type { KObject } from '../registry/object.ts';
 import { isPlainObject } from '../registry/object.ts';
 import { errors } from './status.ts';
 import { decodeObject, isProtobufMediaType } from '../protobuf/index.ts';
+import { checkJsonDepth, decodeParsedBody, type DecodeTarget } from '../typed/index.ts';
 
 /** The original's default limit for a request body (3 MiB) plus headroom for encoding. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024 + 512 * 1024;
@@ -25,6 +28,11 @@ export async function readBodyBytes(ctx: RequestContext): Promise<Uint8Array> {
 
 /** Reads a JSON object body (POST, PUT, DELETE options). Empty bodies give undefined. */
 export async function readJsonObject(ctx: RequestContext, { required }: { required: boolean }): Promise<Record<string, unknown> | undefined> {
+  return (await readJsonText(ctx, { required }, 'DeleteOptions'))?.value;
+}
+
+/** A JSON object body and its text (for the duplicate-key check); nesting is limited before it is parsed. */
+async function readJsonText(ctx: RequestContext, { required }: { required: boolean }, kind: string): Promise<{ value: Record<string, unknown>; text: string } | undefined> {
   const type = mediaType(ctx.req.header('content-type'));
   const bytes = await readBodyBytes(ctx);
   if (bytes.length === 0) {
@@ -34,18 +42,27 @@ export async function readJsonObject(ctx: RequestContext, { required }: { requir
   if (type !== '' && type !== 'application/json' && type !== '*/*') {
     throw errors.unsupportedMediaType(type, ['application/json']);
   }
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  checkJsonDepth(text, kind);
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    value = JSON.parse(text);
   } catch (err) {
     throw errors.badRequest(`error decoding request body: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!isPlainObject(value)) throw errors.badRequest('the request body must be a JSON object');
-  return value;
+  return { value, text };
 }
 
-export async function readObject(ctx: RequestContext): Promise<KObject> {
+/**
+ * Reads the object of a POST or PUT (JSON or Protobuf) and decodes it into
+ * `target`'s kind: ill-typed values are a 400, unknown and repeated fields
+ * are dropped and answered by `fieldValidation` (warnings go on the response).
+ */
+export async function readObject(ctx: RequestContext, target: DecodeTarget): Promise<KObject> {
   const type = mediaType(ctx.req.header('content-type'));
+  let obj: Record<string, unknown>;
+  let text: string | undefined;
   if (isProtobufMediaType(type)) {
     const bytes = await readBodyBytes(ctx);
     let decoded;
@@ -54,11 +71,14 @@ export async function readObject(ctx: RequestContext): Promise<KObject> {
     } catch (err) {
       throw errors.badRequest(`error decoding request body: ${err instanceof Error ? err.message : String(err)}`);
     }
-    const obj = decoded.object as Record<string, unknown>;
-    if (obj['metadata'] === undefined || obj['metadata'] === null) obj['metadata'] = {};
-    return obj as KObject;
+    obj = decoded.object as Record<string, unknown>;
+  } else {
+    const body = (await readJsonText(ctx, { required: true }, target.kind))!;
+    obj = body.value;
+    text = body.text;
   }
-  const obj = (await readJsonObject(ctx, { required: true }))!;
+  const warnings = decodeParsedBody(obj, text, target);
+  if (warnings.length > 0) ctx.warnings.push(...warnings);
   if (obj['metadata'] === undefined || obj['metadata'] === null) obj['metadata'] = {};
   if (!isPlainObject(obj['metadata'])) throw errors.badRequest('metadata must be a JSON object');
   return obj as KObject;

@@ -9,20 +9,34 @@ import type { RequestContext, RequestInfo } from '../server/context.ts';
 import type { GenericStore, WriteOptions } from '../registry/generic-store.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { KObject } from '../registry/object.ts';
-import { APPLY_PATCH_TYPE, applyPatch, MAX_PATCH_BODY_BYTES, schemaLookupFor, type SchemaLookup } from '../patch/index.ts';
+import { APPLY_PATCH_TYPE, applyPatch, JSON_PATCH_TYPE, MAX_PATCH_BODY_BYTES, schemaLookupFor, type SchemaLookup } from '../patch/index.ts';
 import type { ServedSchemas } from '../openapi/index.ts';
 import { errors, StatusError } from './status.ts';
 import { mediaType } from './body.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
 import { decodeApplyBody } from '../apply/index.ts';
 import { getScale, updateScale } from './scale.ts';
+import { decodePatchedObject, duplicateFields, parseFieldValidation, TypedDecoders, type DecodeTarget, type KindDecoder } from '../typed/index.ts';
 
-/** Patch schemas per resource type, resolved once per type. */
+/**
+ * Patch schemas per resource type, resolved once per type, and the typed
+ * decoder of every kind (compiled once, here, at start) that request bodies
+ * and patch results are decoded with.
+ */
 export class PatchSchemas {
   readonly #schemas: ServedSchemas;
   readonly #cache = new Map<string, SchemaLookup | undefined>();
+  readonly #decoders: TypedDecoders;
   constructor(schemas: ServedSchemas) {
     this.#schemas = schemas;
+    this.#decoders = new TypedDecoders(schemas.set);
+    const kinds: string[] = [];
+    for (const name of schemas.set.names()) if (schemas.set.get(name)?.gvk !== undefined) kinds.push(name);
+    this.#decoders.compileAll(kinds);
+  }
+  /** The typed decoder of a kind. */
+  decoderFor(group: string, version: string, kind: string): KindDecoder {
+    return this.#decoders.forSchema(this.#schemas.kindSchema({ group, version, kind }));
   }
   /** The strategic-merge metadata of a kind; built-in kinds all have one. */
   forKind(group: string, version: string, kind: string): SchemaLookup | undefined {
@@ -46,22 +60,35 @@ export async function servePatch(
 ): Promise<{ status: number; body: Uint8Array }> {
   const contentType = ctx.req.header('content-type');
   const forceParam = ctx.req.query.get('force');
+  const fieldValidation = parseFieldValidation(ctx.req.query.get('fieldValidation'), 'PatchOptions');
+  const target = (group: string, version: string, kind: string): DecodeTarget => ({ kind, version, decoder: schemas.decoderFor(group, version, kind), fieldValidation });
   if (mediaType(contentType) === APPLY_PATCH_TYPE) {
-    return serveApply(store, fieldManager, rt, info, patchBytes, opts, forceParam);
+    return serveApply(store, fieldManager, rt, info, patchBytes, opts, forceParam, target(rt.group, rt.version, rt.kind));
   }
   if (forceParam !== null) {
     throw invalidPatchOptions('force', 'Forbidden: may not be specified for non-apply patch');
   }
+  // Keys repeated in a merge patch are strict decoding errors of the patch itself.
+  const patchDuplicates = fieldValidation !== 'Ignore' && mediaType(contentType) !== JSON_PATCH_TYPE ? duplicatesOf(patchBytes) : [];
+  // The patched object is decoded on every attempt; only the last attempt's warnings are sent.
+  let warnings: string[] = [];
+  const decodePatched = (patched: KObject, t: DecodeTarget): void => {
+    warnings = decodePatchedObject(patched, t, patchDuplicates);
+  };
   if (info.subresource === 'scale') {
     const scale = await getScale(store, rt, info.namespace, info.name, { kind: 'latest' });
     const patched = applyPatch({ contentType, original: scale, patchBytes, schema: schemas.forKind('autoscaling', 'v1', 'Scale') }) as KObject;
+    decodePatched(patched, target('autoscaling', 'v1', 'Scale'));
+    ctx.warnings.push(...warnings);
     const res = await updateScale(store, rt, info.namespace, info.name, patched, opts);
     return { status: 200, body: new TextEncoder().encode(JSON.stringify(res)) };
   }
   const schema = schemas.forKind(rt.group, rt.version, rt.kind);
-  return store.guaranteedUpdate(rt, info.namespace, info.name, opts, info.subresource, (current) => {
+  const kindTarget = target(rt.group, rt.version, rt.kind);
+  const res = await store.guaranteedUpdate(rt, info.namespace, info.name, opts, info.subresource, (current) => {
     if (current === null) throw errors.notFound(rt.group, rt.resource, info.name);
     const patched = applyPatch({ contentType, original: current, patchBytes, schema }) as KObject;
+    decodePatched(patched, kindTarget);
     if (patched.metadata === undefined || patched.metadata === null || typeof patched.metadata !== 'object') {
       throw errors.badRequest('metadata must be an object');
     }
@@ -75,6 +102,12 @@ export async function servePatch(
     }
     return { update: patched };
   });
+  ctx.warnings.push(...warnings);
+  return res;
+}
+
+function duplicatesOf(patchBytes: Uint8Array): string[] {
+  return duplicateFields(new TextDecoder().decode(patchBytes));
 }
 
 function invalidPatchOptions(field: string, message: string): StatusError {
@@ -99,6 +132,7 @@ async function serveApply(
   patchBytes: Uint8Array,
   opts: WriteOptions,
   forceParam: string | null,
+  target: DecodeTarget,
 ): Promise<{ status: number; body: Uint8Array }> {
   if (!opts.fieldManager) throw invalidPatchOptions('fieldManager', 'Required value: is required for apply patch');
   if (forceParam !== null && forceParam !== 'true' && forceParam !== 'false' && forceParam !== '') {
@@ -109,8 +143,10 @@ async function serveApply(
   // YAML 1.1 as the original reads apply bodies (`yes` is true, timestamps stay strings); 400 when malformed.
   const applied = decodeApplyBody(patchBytes);
   const manager = opts.fieldManager;
+  // The merged object is decoded into the kind like any patch result; what
+  // the applied configuration itself may hold is the field manager's check.
   const apply = (live: KObject | null): KObject =>
-    fieldManager.apply({
+    decodeApplied(fieldManager.apply({
       live,
       applied,
       manager,
@@ -121,7 +157,7 @@ async function serveApply(
       statusSubresource: rt.hasStatus,
       name: info.name,
       namespace: info.namespace,
-    });
+    }), target);
   return store.guaranteedUpdate(rt, info.namespace, info.name, { ...opts, fieldsTracked: true }, info.subresource, (current) => {
     if (current === null) {
       if (info.subresource !== '') throw errors.notFound(rt.group, rt.resource, info.name);
@@ -129,4 +165,10 @@ async function serveApply(
     }
     return { update: apply(current) };
   });
+}
+
+/** An apply result decoded into its kind; unknown fields were refused or kept by apply itself, so none are reported. */
+function decodeApplied(obj: KObject, target: DecodeTarget): KObject {
+  decodePatchedObject(obj, { ...target, fieldValidation: 'Ignore' });
+  return obj;
 }
