@@ -6,7 +6,10 @@
  * quantity that does not parse: a TypedDecodeError with the original's
  * message. Fields the schema does not declare are dropped (the original's
  * struct has nowhere to keep them) and reported for `fieldValidation`.
- * `OPAQUE`/`ANY` values and kinds that preserve unknown fields stay as sent.
+ * `OPAQUE`/`ANY` values and kinds that preserve unknown fields stay as sent;
+ * where the Protobuf supplement knows the original's type of an OPAQUE field
+ * (a volume source, an Ingress spec), its declared fields are type-checked
+ * too, or the object could not be served as Protobuf.
  *
  * One checker per struct is compiled once, when first used, from the
  * declarations; a decode is one walk over the object with no allocation
@@ -15,6 +18,7 @@
 import type { SchemaSet } from '../openapi/schema-set.ts';
 import type { Scalar, TypeExpr } from '../openapi/schema-dsl.ts';
 import { parseRfc3339 } from '../protobuf/time.ts';
+import { OPAQUE_FIELD_TYPES, SUPPLEMENT_MESSAGES } from '../protobuf/supplement/opaque-messages.ts';
 import { MAX_NESTING_DEPTH, valueDepthExceeded } from './depth.ts';
 import {
   base64Error,
@@ -126,17 +130,124 @@ export class TypedDecoders {
     let fields: Map<string, Check> | undefined;
     const resolve = (): Map<string, Check> => {
       const m = new Map<string, Check>();
-      for (const [field, fd] of Object.entries(this.#set.fields(name))) m.set(field, this.#type(fd.type));
+      for (const [field, fd] of Object.entries(this.#set.fields(name))) {
+        const original = this.#opaqueType(name, field);
+        m.set(field, original !== undefined ? this.#row(original) : this.#type(fd.type));
+      }
       fields = m;
       return m;
     };
-    const goType = goStructName(name);
-    const structName = goShortName(name);
-    const preserve = decl.preserveUnknownFields === true;
-    const check: Check = (v, c) => {
+    const check = structCheck(name, decl.preserveUnknownFields === true, () => fields ?? resolve());
+    this.#structs.set(name, check);
+    return check;
+  }
+
+  /** The original's type of an OPAQUE field, as the Protobuf supplement records it (embedded structs included). */
+  #opaqueType(name: string, field: string): string | undefined {
+    const own = OPAQUE_FIELD_TYPES[name]?.[field];
+    if (own !== undefined) return own;
+    for (const e of this.#set.get(name)?.embeds ?? []) {
+      const t = this.#opaqueType(e.name, field);
+      if (t !== undefined) return t;
+    }
+    return undefined;
+  }
+
+  /** A type of the Protobuf supplement's rows: `[]T`, `{}T`, a scalar or well-known name, or a message. */
+  #row(type: string): Check {
+    if (type.startsWith('[]')) return arrayCheck(this.#row(type.slice(2)), `[]${rowGoType(type.slice(2))}`);
+    if (type.startsWith('{}')) return mapCheck(this.#row(type.slice(2)), `map[string]${rowGoType(type.slice(2))}`);
+    const scalar = ROW_SCALARS[type];
+    if (scalar !== undefined) return scalarCheck(scalar);
+    if (type === 'fields-v1' || type === 'raw-extension') return depthOnly;
+    if (this.#set.get(type) !== undefined) return this.#struct(type);
+    const rows = SUPPLEMENT_MESSAGES[type];
+    if (rows === undefined) return depthOnly;
+    const known = this.#structs.get(type);
+    if (known !== undefined) return known;
+    let fields: Map<string, Check> | undefined;
+    const resolve = (): Map<string, Check> => {
+      fields = new Map(rows.map(([field, , t]) => [field, this.#row(t)] as const));
+      return fields;
+    };
+    // Undescribed in the DSL: its unknown fields stay as sent.
+    const check = structCheck(type, true, () => fields ?? resolve());
+    this.#structs.set(type, check);
+    return check;
+  }
+
+  #type(t: TypeExpr): Check {
+    switch (t.kind) {
+      case 'scalar':
+        return scalarCheck(t.scalar);
+      case 'ref':
+        return this.#struct(t.name);
+      case 'array':
+        return arrayCheck(this.#type(t.items), `[]${goTypeOf(t.items)}`);
+      case 'map':
+        return mapCheck(this.#type(t.values), `map[string]${goTypeOf(t.values)}`);
+      case 'any':
+      case 'opaque':
+        return depthOnly;
+    }
+  }
+}
+
+const depthOnly: Check = (v, c) => c.checkDepth(v);
+
+/** Protobuf supplement scalar names → DSL scalars. */
+const ROW_SCALARS: Readonly<Record<string, Scalar>> = {
+  string: 'string',
+  int32: 'int32',
+  int64: 'int64',
+  bool: 'boolean',
+  double: 'double',
+  bytes: 'byte',
+  quantity: 'quantity',
+  'int-or-string': 'int-or-string',
+  time: 'time',
+  'micro-time': 'micro-time',
+};
+
+function rowGoType(type: string): string {
+  if (type.startsWith('[]')) return `[]${rowGoType(type.slice(2))}`;
+  if (type.startsWith('{}')) return `map[string]${rowGoType(type.slice(2))}`;
+  const scalar = ROW_SCALARS[type];
+  if (scalar !== undefined) return GO_SCALARS[scalar];
+  if (type === 'fields-v1') return 'v1.FieldsV1';
+  if (type === 'raw-extension') return 'runtime.RawExtension';
+  return goStructName(type);
+}
+
+function arrayCheck(item: Check, goType: string): Check {
+  return (v, c) => {
+    if (v === null || v === undefined) return;
+    if (!Array.isArray(v)) throw c.typeError(v, goType);
+    for (let i = 0; i < v.length; i++) {
+      c.path.push(i);
+      item(v[i], c);
+      c.path.pop();
+    }
+  };
+}
+
+function mapCheck(value: Check, goType: string): Check {
+  return (v, c) => {
+    if (v === null || v === undefined) return;
+    if (!isPlainObject(v)) throw c.typeError(v, goType);
+    // Go names the map field, not the key, in errors.
+    for (const k in v) value(v[k], c);
+  };
+}
+
+/** A struct: declared fields checked, others dropped (reported) or, when `preserve`, kept. */
+function structCheck(name: string, preserve: boolean, fieldsOf: () => Map<string, Check>): Check {
+  const goType = goStructName(name);
+  const structName = goShortName(name);
+  return (v, c) => {
       if (v === null || v === undefined) return;
       if (!isPlainObject(v)) throw c.typeError(v, goType);
-      const fs = fields ?? resolve();
+      const fs = fieldsOf();
       const outer = c.struct;
       for (const k in v) {
         const f = fs.get(k);
@@ -157,45 +268,7 @@ export class TypedDecoders {
         c.path.pop();
       }
       c.struct = outer;
-    };
-    this.#structs.set(name, check);
-    return check;
-  }
-
-  #type(t: TypeExpr): Check {
-    switch (t.kind) {
-      case 'scalar':
-        return scalarCheck(t.scalar);
-      case 'ref':
-        return this.#struct(t.name);
-      case 'array': {
-        const item = this.#type(t.items);
-        const goType = `[]${goTypeOf(t.items)}`;
-        return (v, c) => {
-          if (v === null || v === undefined) return;
-          if (!Array.isArray(v)) throw c.typeError(v, goType);
-          for (let i = 0; i < v.length; i++) {
-            c.path.push(i);
-            item(v[i], c);
-            c.path.pop();
-          }
-        };
-      }
-      case 'map': {
-        const value = this.#type(t.values);
-        const goType = `map[string]${goTypeOf(t.values)}`;
-        return (v, c) => {
-          if (v === null || v === undefined) return;
-          if (!isPlainObject(v)) throw c.typeError(v, goType);
-          // Go names the map field, not the key, in errors.
-          for (const k in v) value(v[k], c);
-        };
-      }
-      case 'any':
-      case 'opaque':
-        return (v, c) => c.checkDepth(v);
-    }
-  }
+  };
 }
 
 /** The Go type named in errors for a declared type. */
