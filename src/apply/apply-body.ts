@@ -28,8 +28,9 @@ const MAX_ALIAS_COUNT = 100;
 
 /** The parsed body (any JSON value; FieldManager.apply checks its shape). */
 export function decodeApplyBody(body: Uint8Array | string): unknown {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
-  const json = parseIfJson(text);
+  const json = parseIfJson(text, bytes);
   if (json !== undefined) return json.value;
   if (yamlFlowDepthExceeded(text) >= 0) throw tooDeep();
   let value: unknown;
@@ -51,10 +52,10 @@ export function decodeApplyBody(body: Uint8Array | string): unknown {
 }
 
 /** A body that is a JSON object, parsed as JSON (after the nesting check); undefined when it is not JSON. */
-function parseIfJson(text: string): { value: unknown } | undefined {
+function parseIfJson(text: string, bytes: Uint8Array): { value: unknown } | undefined {
   const start = text.trimStart();
   if (!start.startsWith('{')) return undefined;
-  if (jsonDepthExceeded(text) >= 0) throw tooDeep();
+  if (jsonDepthExceeded(bytes) >= 0) throw tooDeep();
   try {
     return { value: JSON.parse(text) as unknown };
   } catch {

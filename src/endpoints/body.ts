@@ -9,7 +9,7 @@ import type { KObject } from '../registry/object.ts';
 import { isPlainObject } from '../registry/object.ts';
 import { errors } from './status.ts';
 import { decodeObject, isProtobufMediaType } from '../protobuf/index.ts';
-import { checkJsonDepth, decodeParsedBody, type DecodeTarget } from '../typed/index.ts';
+import { decodeJsonBody, decodeObjectBody, type DecodeTarget } from '../typed/index.ts';
 
 /** The original's default limit for a request body (3 MiB) plus headroom for encoding. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024 + 512 * 1024;
@@ -26,13 +26,22 @@ export async function readBodyBytes(ctx: RequestContext): Promise<Uint8Array> {
   return ctx.req.body(MAX_BODY_BYTES);
 }
 
-/** Reads a JSON object body (POST, PUT, DELETE options). Empty bodies give undefined. */
+/** Reads a JSON object body (DELETE options). Empty bodies give undefined. */
 export async function readJsonObject(ctx: RequestContext, { required }: { required: boolean }): Promise<Record<string, unknown> | undefined> {
-  return (await readJsonText(ctx, { required }, 'DeleteOptions'))?.value;
+  const bytes = await readJsonBytes(ctx, { required });
+  if (bytes === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch (err) {
+    throw errors.badRequest(`error decoding request body: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!isPlainObject(value)) throw errors.badRequest('the request body must be a JSON object');
+  return value;
 }
 
-/** A JSON object body and its text (for the duplicate-key check); nesting is limited before it is parsed. */
-async function readJsonText(ctx: RequestContext, { required }: { required: boolean }, kind: string): Promise<{ value: Record<string, unknown>; text: string } | undefined> {
+/** The bytes of a JSON body, after the content type check; undefined when empty and not required. */
+async function readJsonBytes(ctx: RequestContext, { required }: { required: boolean }): Promise<Uint8Array | undefined> {
   const type = mediaType(ctx.req.header('content-type'));
   const bytes = await readBodyBytes(ctx);
   if (bytes.length === 0) {
@@ -42,16 +51,7 @@ async function readJsonText(ctx: RequestContext, { required }: { required: boole
   if (type !== '' && type !== 'application/json' && type !== '*/*') {
     throw errors.unsupportedMediaType(type, ['application/json']);
   }
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  checkJsonDepth(text, kind);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw errors.badRequest(`error decoding request body: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (!isPlainObject(value)) throw errors.badRequest('the request body must be a JSON object');
-  return { value, text };
+  return bytes;
 }
 
 /**
@@ -62,7 +62,7 @@ async function readJsonText(ctx: RequestContext, { required }: { required: boole
 export async function readObject(ctx: RequestContext, target: DecodeTarget): Promise<KObject> {
   const type = mediaType(ctx.req.header('content-type'));
   let obj: Record<string, unknown>;
-  let text: string | undefined;
+  let warnings: string[];
   if (isProtobufMediaType(type)) {
     const bytes = await readBodyBytes(ctx);
     let decoded;
@@ -72,12 +72,12 @@ export async function readObject(ctx: RequestContext, target: DecodeTarget): Pro
       throw errors.badRequest(`error decoding request body: ${err instanceof Error ? err.message : String(err)}`);
     }
     obj = decoded.object as Record<string, unknown>;
+    warnings = decodeObjectBody(obj, target);
   } else {
-    const body = (await readJsonText(ctx, { required: true }, target.kind))!;
-    obj = body.value;
-    text = body.text;
+    const body = decodeJsonBody((await readJsonBytes(ctx, { required: true }))!, target);
+    obj = body.object;
+    warnings = body.warnings;
   }
-  const warnings = decodeParsedBody(obj, text, target);
   if (warnings.length > 0) ctx.warnings.push(...warnings);
   if (obj['metadata'] === undefined || obj['metadata'] === null) obj['metadata'] = {};
   if (!isPlainObject(obj['metadata'])) throw errors.badRequest('metadata must be a JSON object');

@@ -100,11 +100,10 @@ function mediaTypeOf(header: string | undefined): string {
  * its shape. Nesting is limited first: the patch algorithms recurse.
  */
 function parseJson(bytes: Uint8Array): unknown {
-  const text = new TextDecoder().decode(bytes);
-  const deep = jsonDepthExceeded(text);
-  if (deep >= 0) throw errors.badRequest(`invalid JSON patch: ${jsonDepthMessage(text, deep)}`);
+  const deep = jsonDepthExceeded(bytes);
+  if (deep >= 0) throw errors.badRequest(`invalid JSON patch: ${jsonDepthMessage(bytes, deep)}`);
   try {
-    return JSON.parse(text);
+    return JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     throw errors.badRequest('invalid JSON patch');
   }

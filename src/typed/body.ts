@@ -9,9 +9,9 @@
  *   a warning each under Warn, nothing under Ignore.
  */
 import { errors } from '../endpoints/status.ts';
-import { jsonDepthExceeded, jsonDepthMessage } from './depth.ts';
+import { jsonDepthMessage } from './depth.ts';
 import { TypedDecodeError, type KindDecoder } from './decoder.ts';
-import { duplicateFields } from './duplicates.ts';
+import { scanJson } from './duplicates.ts';
 import { strictDecodingMessage, strictIssues, type FieldValidation } from './field-validation.ts';
 
 /** The kind a body must decode into, and how. */
@@ -22,22 +22,40 @@ export interface DecodeTarget {
   readonly fieldValidation: FieldValidation;
 }
 
-/** Refuses JSON text nested past the limit, before JSON.parse builds it. */
-export function checkJsonDepth(text: string, kind: string): void {
-  const at = jsonDepthExceeded(text);
-  if (at >= 0) {
-    throw errors.badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${jsonDepthMessage(text, at)} (${summarize(text)})`);
+/**
+ * A JSON body (UTF-8 bytes) parsed and decoded into the kind. Returns the
+ * object and the warnings to send; throws the original's 400s.
+ *
+ * Under Strict and Warn one scan of the bytes finds repeated keys and
+ * refuses nesting past the limit before JSON.parse runs. Under Ignore there
+ * is no scan: JSON.parse itself is not recursive, and the decoder bounds
+ * the depth of everything it keeps (unknown fields are dropped unseen).
+ */
+export function decodeJsonBody(bytes: Uint8Array, t: DecodeTarget): { object: Record<string, unknown>; warnings: string[] } {
+  let duplicate: string[] = [];
+  if (t.fieldValidation !== 'Ignore') {
+    const scan = scanJson(bytes);
+    if (scan.tooDeepAt >= 0) {
+      throw errors.badRequest(`the object provided is unrecognized (must be of type ${t.kind}): couldn't get version/kind; json parse error: ${jsonDepthMessage(bytes, scan.tooDeepAt)} (${summarize(bytes)})`);
+    }
+    duplicate = scan.duplicates;
   }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch (err) {
+    throw errors.badRequest(`error decoding request body: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw errors.badRequest('the request body must be a JSON object');
+  const object = value as Record<string, unknown>;
+  const unknown = decodeOrThrow(object, t);
+  return { object, warnings: judge(strictIssues(unknown, duplicate), t, (m) => errors.badRequest(cannotHandle(t, m))) };
 }
 
-/**
- * Checks a parsed JSON body (from `text`) in place. Returns the warnings to
- * send; throws the original's 400s.
- */
-export function decodeParsedBody(obj: Record<string, unknown>, text: string | undefined, t: DecodeTarget): string[] {
-  const unknown = decodeOrThrow(obj, t);
-  const duplicate = t.fieldValidation !== 'Ignore' && text !== undefined ? duplicateFields(text) : [];
-  return judge(strictIssues(unknown, duplicate), t, (m) => errors.badRequest(cannotHandle(t, m)));
+/** An object decoded from another encoding (Protobuf): the same checks, no text to scan. */
+export function decodeObjectBody(object: Record<string, unknown>, t: DecodeTarget): string[] {
+  const unknown = decodeOrThrow(object, t);
+  return judge(strictIssues(unknown, []), t, (m) => errors.badRequest(cannotHandle(t, m)));
 }
 
 /** Decodes into the kind; a TypedDecodeError becomes the original's 400. */
@@ -63,9 +81,9 @@ function cannotHandle(t: DecodeTarget, message: string): string {
 }
 
 /** The original's summarizeData: the first 30 bytes, as text when the body starts with `{`, else hex. */
-function summarize(text: string): string {
-  if (text.length === 0) return '<empty>';
-  const head = text.length > 30 ? text.slice(0, 30) : text;
-  const more = text.length > 30 ? ' ...' : '';
-  return text[0] === '{' ? head + more : Buffer.from(head, 'utf8').toString('hex') + more;
+function summarize(b: Uint8Array): string {
+  if (b.length === 0) return '<empty>';
+  const head = Buffer.from(b.buffer, b.byteOffset, Math.min(30, b.byteLength));
+  const more = b.length > 30 ? ' ...' : '';
+  return b[0] === 0x7b ? head.toString('utf8') + more : head.toString('hex') + more;
 }

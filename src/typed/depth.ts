@@ -14,19 +14,19 @@ export const ORIGINAL_MAX_DEPTH = 10000;
 export const MAX_NESTING_DEPTH = 1000;
 
 /**
- * The first byte offset in JSON text where nesting passes `limit`, or -1.
- * Brackets inside strings do not count; the text need not be valid JSON (a
- * parser reports other mistakes). One pass, no allocation.
+ * The first byte offset in JSON (UTF-8 bytes) where nesting passes `limit`,
+ * or -1. Brackets inside strings do not count; the bytes need not be valid
+ * JSON (a parser reports other mistakes). One pass, no allocation.
  */
-export function jsonDepthExceeded(text: string, limit = MAX_NESTING_DEPTH): number {
+export function jsonDepthExceeded(b: Uint8Array, limit = MAX_NESTING_DEPTH): number {
   let depth = 0;
-  const n = text.length;
+  const n = b.length;
   for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
+    const c = b[i]!;
     if (c === 0x22 /* " */) {
       // Skip the string, escapes included.
       for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
+        const d = b[i]!;
         if (d === 0x5c /* \ */) i++;
         else if (d === 0x22) break;
       }
@@ -63,8 +63,8 @@ export function valueDepthExceeded(v: unknown, start: number, limit = MAX_NESTIN
 }
 
 /** The original's scanner message for JSON nested too deeply (Go: `invalid character '[' exceeded max depth`). */
-export function jsonDepthMessage(text: string, at: number): string {
-  return `invalid character '${text[at]}' exceeded max depth`;
+export function jsonDepthMessage(b: Uint8Array, at: number): string {
+  return `invalid character '${String.fromCharCode(b[at]!)}' exceeded max depth`;
 }
 
 /**

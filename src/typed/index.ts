@@ -5,8 +5,8 @@
  * (nesting limits) and duplicates.ts (repeated keys).
  */
 export { TypedDecoders, TypedDecodeError, type KindDecoder } from './decoder.ts';
-export { checkJsonDepth, decodeParsedBody, type DecodeTarget } from './body.ts';
+export { decodeJsonBody, decodeObjectBody, type DecodeTarget } from './body.ts';
 export { decodePatchedObject } from './patched.ts';
 export { parseFieldValidation, type FieldValidation, type WriteOptionsKind } from './field-validation.ts';
-export { jsonDepthExceeded, MAX_NESTING_DEPTH, ORIGINAL_MAX_DEPTH, valueDepthExceeded, yamlFlowDepthExceeded } from './depth.ts';
-export { duplicateFields } from './duplicates.ts';
+export { jsonDepthExceeded, jsonDepthMessage, MAX_NESTING_DEPTH, ORIGINAL_MAX_DEPTH, valueDepthExceeded, yamlFlowDepthExceeded } from './depth.ts';
+export { duplicateFields, scanJson, type JsonScan } from './duplicates.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SchemaSet } from '../../src/openapi/schema-set.ts';
 import { ALL_TYPES } from '../../src/openapi/types/index.ts';
-import { TypedDecoders, TypedDecodeError, duplicateFields, jsonDepthExceeded, valueDepthExceeded, MAX_NESTING_DEPTH } from '../../src/typed/index.ts';
+import { TypedDecoders, TypedDecodeError, duplicateFields, jsonDepthExceeded, scanJson, valueDepthExceeded, MAX_NESTING_DEPTH } from '../../src/typed/index.ts';
 
 const set = new SchemaSet(ALL_TYPES);
 const decoders = new TypedDecoders(set);
@@ -73,12 +73,18 @@ test('duplicate keys are found with their paths', () => {
   assert.deepEqual(duplicateFields('{"spec":{"replicas":1,"replicas":2},"a":[{"x":1,"y":"\\"x\\"","x":2}]}'), ['spec.replicas', 'a[0].x']);
   assert.deepEqual(duplicateFields('{"a":{"b":1},"c":{"b":1}}'), []);
   assert.deepEqual(duplicateFields('{"a\\u0062":1,"ab":2}'), ['ab']);
+  assert.deepEqual(duplicateFields('{"ü":{"é":1,"é":2}}'), ['ü.é']);
+  // Many keys: hashed, not compared pairwise.
+  const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]));
+  assert.deepEqual(duplicateFields(JSON.stringify(many)), []);
 });
 
 test('nesting depth of text and values; deep values never overflow the stack', () => {
-  assert.equal(jsonDepthExceeded('['.repeat(10)), -1);
-  assert.equal(jsonDepthExceeded('{"a":"[[[[["}', 2), -1);
-  assert.equal(jsonDepthExceeded('[[[', 2), 2);
+  const b = (s: string) => Buffer.from(s);
+  assert.equal(jsonDepthExceeded(b('['.repeat(10))), -1);
+  assert.equal(jsonDepthExceeded(b('{"a":"[[\\"[[["}'), 2), -1);
+  assert.equal(jsonDepthExceeded(b('[[['), 2), 2);
+  assert.equal(scanJson(b('[[{"a":1}]]'), 2).tooDeepAt, 2);
   let v: unknown = [];
   for (let i = 0; i < 200_000; i++) v = [v];
   assert.equal(valueDepthExceeded(v, 0), true);
