@@ -11,9 +11,9 @@
  * (a volume source, an Ingress spec), its declared fields are type-checked
  * too, or the object could not be served as Protobuf.
  *
- * One checker per struct is compiled once, when first used, from the
- * declarations; a decode is one walk over the object with no allocation
- * unless something is wrong.
+ * One checker per struct is compiled once from the declarations (the server
+ * compiles every kind at start, see PatchSchemas); a decode is one walk over
+ * the object with no allocation unless something is wrong.
  */
 import type { SchemaSet } from '../openapi/schema-set.ts';
 import type { Scalar, TypeExpr } from '../openapi/schema-dsl.ts';
@@ -126,7 +126,6 @@ export class TypedDecoders {
     if (known !== undefined) return known;
     const decl = this.#set.get(name);
     if (decl === undefined) throw new Error(`unknown schema ${name}`);
-    // Fields resolve on first call so recursive declarations terminate.
     let fields: Map<string, Check> | undefined;
     const resolve = (): Map<string, Check> => {
       const m = new Map<string, Check>();
@@ -139,6 +138,8 @@ export class TypedDecoders {
     };
     const check = structCheck(name, decl.preserveUnknownFields === true, () => fields ?? resolve());
     this.#structs.set(name, check);
+    // Registered first, so a recursive reference finds this checker while its fields compile.
+    resolve();
     return check;
   }
 
@@ -173,6 +174,7 @@ export class TypedDecoders {
     // Undescribed in the DSL: its unknown fields stay as sent.
     const check = structCheck(type, true, () => fields ?? resolve());
     this.#structs.set(type, check);
+    resolve();
     return check;
   }
 
