@@ -40,6 +40,18 @@ function deployment(name: string, extra: Record<string, unknown> = {}): Record<s
   };
 }
 
+/** The deepest object under `v` (a chain of single-key objects) and its path. */
+function deepestObject(v: unknown): { object: Record<string, unknown>; path: string[] } {
+  let cur = v as Record<string, unknown>;
+  const path: string[] = [];
+  for (;;) {
+    const next = Object.entries(cur).find(([, x]) => typeof x === 'object' && x !== null);
+    if (next === undefined) return { object: cur, path };
+    path.push(next[0]);
+    cur = next[1] as Record<string, unknown>;
+  }
+}
+
 for (const port of ['secure', 'uws'] as const) {
   const auth: RequestAuth = port === 'uws' ? { as: 'token', uws: true } : {};
   const withHeaders = (headers: Record<string, string>): RequestAuth => ({ ...auth, headers });
@@ -138,6 +150,26 @@ for (const port of ['secure', 'uws'] as const) {
         const r = await req('PATCH', `${CM}/${n}`, `{"data":${deep}}`, withHeaders({ 'content-type': type }));
         assert.equal(r.status, 400, `${type}: ${r.body.slice(0, 200)}`);
       }
+    });
+
+    test('a JSON patch that deepens a stored object past the limit is refused, not a 500', async () => {
+      const n = name('revision');
+      let data: unknown = 'leaf';
+      for (let i = 0; i < 900; i++) data = { x: data };
+      const path = '/apis/apps/v1/namespaces/default/controllerrevisions';
+      const created = await req('POST', path, { metadata: { name: n }, revision: 1, data });
+      assert.equal(created.status, 201, created.body.slice(0, 200));
+      // Each copy of /data into its own deepest object doubles its depth: 900 -> 1800 -> 3600 -> 7200.
+      const ops: { op: string; from: string; path: string }[] = [];
+      let local = data;
+      for (let i = 0; i < 3; i++) {
+        const at = deepestObject(local);
+        ops.push({ op: 'copy', from: '/data', path: ['/data', ...at.path, 'y'].join('/') });
+        at.object['y'] = JSON.parse(JSON.stringify(local)) as unknown; // at most 3600 deep: within JSON's reach
+      }
+      const r = await req('PATCH', `${path}/${n}`, ops, withHeaders({ 'content-type': 'application/json-patch+json' }));
+      assert.ok(r.status >= 400 && r.status < 500, `${r.status} ${r.body.slice(0, 300)}`);
+      assert.equal((await req('GET', `${path}/${n}`, undefined, withHeaders({ accept: PB }))).status, 200);
     });
 
     test('deep and alias-bomb apply bodies are 400s, and the server lives', async () => {
