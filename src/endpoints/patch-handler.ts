@@ -16,7 +16,7 @@ import { mediaType } from './body.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
 import { decodeApplyBody } from '../apply/index.ts';
 import { getScale, updateScale } from './scale.ts';
-import { decodePatchedObject, duplicateFields, parseFieldValidation, TypedDecoders, type DecodeTarget, type KindDecoder } from '../typed/index.ts';
+import { decodePatchedObject, duplicateFields, parseFieldValidation, TypedDecodeError, TypedDecoders, type DecodeTarget, type KindDecoder } from '../typed/index.ts';
 
 /**
  * Patch schemas per resource type, resolved once per type, and the typed
@@ -87,6 +87,9 @@ export async function servePatch(
   const kindTarget = target(rt.group, rt.version, rt.kind);
   const res = await store.guaranteedUpdate(rt, info.namespace, info.name, opts, info.subresource, (current) => {
     if (current === null) throw errors.notFound(rt.group, rt.resource, info.name);
+    // The original patches its typed object: fields the kind does not declare
+    // are gone before the patch, so only the patch's own count as unknown.
+    asTyped(current, kindTarget.decoder);
     const patched = applyPatch({ contentType, original: current, patchBytes, schema }) as KObject;
     decodePatched(patched, kindTarget);
     if (patched.metadata === undefined || patched.metadata === null || typeof patched.metadata !== 'object') {
@@ -104,6 +107,15 @@ export async function servePatch(
   });
   ctx.warnings.push(...warnings);
   return res;
+}
+
+/** Drops what the kind does not declare from a stored object; ill-typed stored data is left to the patched object's decode. */
+function asTyped(current: KObject, decoder: KindDecoder): void {
+  try {
+    decoder.decode(current);
+  } catch (err) {
+    if (!(err instanceof TypedDecodeError)) throw err;
+  }
 }
 
 function duplicatesOf(patchBytes: Uint8Array): string[] {
