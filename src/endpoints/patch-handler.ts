@@ -119,7 +119,7 @@ function asTyped(current: KObject, decoder: KindDecoder): void {
 }
 
 function duplicatesOf(patchBytes: Uint8Array): string[] {
-  return duplicateFields(new TextDecoder().decode(patchBytes));
+  return duplicateFields(patchBytes);
 }
 
 function invalidPatchOptions(field: string, message: string): StatusError {

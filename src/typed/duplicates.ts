@@ -41,6 +41,7 @@ interface Stack {
 
 let scratch: Stack | undefined;
 
+/** The scratch stack for `cap` open containers (at most the nesting limit: callers never pass more). */
 function stack(cap: number): Stack {
   if (scratch === undefined || scratch.kinds.length < cap) {
     const size = Math.max(cap, MAX_NESTING_DEPTH + 1);
@@ -58,12 +59,13 @@ function stack(cap: number): Stack {
 }
 
 export function scanJson(b: Uint8Array, limit = MAX_NESTING_DEPTH): JsonScan {
+  limit = Math.min(limit, MAX_NESTING_DEPTH);
   const duplicates: string[] = [];
   // The stack of open containers, preallocated (the limit bounds it): kind, the
   // current key's offsets (objects) or item index (arrays, in keyEnd), how many
   // keys so far with the first SMALL hashes and starts inline, then a Map.
   // The scan never yields: one scratch stack serves every call.
-  const st = stack(Math.min(limit, b.length) + 1);
+  const st = stack(Math.min(limit, MAX_NESTING_DEPTH, b.length) + 1);
   const { kinds, keyStart, keyEnd, count, hashes, starts, maps } = st;
   let sp = -1;
   let expectKey = false;
@@ -184,7 +186,10 @@ function pathOf(b: Uint8Array, kinds: Uint8Array, keyStart: Int32Array, keyEnd: 
   return p === '' ? key : `${p}.${key}`;
 }
 
-/** Paths of repeated keys in JSON text (see scanJson). */
+/**
+ * Paths of repeated keys in JSON text (see scanJson), within the nesting
+ * limit (deeper text is refused by whoever parses it).
+ */
 export function duplicateFields(text: string | Uint8Array): string[] {
-  return scanJson(typeof text === 'string' ? Buffer.from(text, 'utf8') : text, Number.MAX_SAFE_INTEGER).duplicates;
+  return scanJson(typeof text === 'string' ? Buffer.from(text, 'utf8') : text).duplicates;
 }
