@@ -14,7 +14,7 @@ import type { ServedSchemas } from '../openapi/index.ts';
 import { errors, StatusError } from './status.ts';
 import { mediaType } from './body.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
-import { decodeApplyBody } from '../apply/index.ts';
+import { decodeApplyBodyChecked } from '../apply/apply-body.ts';
 import { getScale, updateScale } from './scale.ts';
 import { decodePatchedObject, duplicateFields, parseFieldValidation, TypedDecodeError, TypedDecoders, type DecodeTarget, type KindDecoder } from '../typed/index.ts';
 
@@ -63,7 +63,10 @@ export async function servePatch(
   const fieldValidation = parseFieldValidation(ctx.req.query.get('fieldValidation'), 'PatchOptions');
   const target = (group: string, version: string, kind: string): DecodeTarget => ({ kind, version, decoder: schemas.decoderFor(group, version, kind), fieldValidation });
   if (mediaType(contentType) === APPLY_PATCH_TYPE) {
-    return serveApply(store, fieldManager, rt, info, patchBytes, opts, forceParam, target(rt.group, rt.version, rt.kind));
+    const warnings: string[] = [];
+    const res = await serveApply(store, fieldManager, rt, info, patchBytes, opts, forceParam, target(rt.group, rt.version, rt.kind), warnings);
+    ctx.warnings.push(...warnings);
+    return res;
   }
   if (forceParam !== null) {
     throw invalidPatchOptions('force', 'Forbidden: may not be specified for non-apply patch');
@@ -145,6 +148,7 @@ async function serveApply(
   opts: WriteOptions,
   forceParam: string | null,
   target: DecodeTarget,
+  warnings: string[],
 ): Promise<{ status: number; body: Uint8Array }> {
   if (!opts.fieldManager) throw invalidPatchOptions('fieldManager', 'Required value: is required for apply patch');
   if (forceParam !== null && forceParam !== 'true' && forceParam !== 'false' && forceParam !== '') {
@@ -153,7 +157,14 @@ async function serveApply(
   const force = forceParam === 'true';
   if (patchBytes.byteLength > MAX_PATCH_BODY_BYTES) throw errors.tooLarge(`Request entity too large: limit is ${MAX_PATCH_BODY_BYTES}`);
   // YAML 1.1 as the original reads apply bodies (`yes` is true, timestamps stay strings); 400 when malformed.
-  const applied = decodeApplyBody(patchBytes);
+  const body = decodeApplyBodyChecked(patchBytes);
+  if (body.duplicates !== undefined && target.fieldValidation !== 'Ignore') {
+    // yaml.UnmarshalStrict's error, as the original's apply patcher reports it.
+    const message = `error converting YAML to JSON: ${body.duplicates}`;
+    if (target.fieldValidation === 'Strict') throw errors.badRequest(`error strict decoding YAML: ${message}`);
+    warnings.push(message);
+  }
+  const applied = body.value;
   const manager = opts.fieldManager;
   // The merged object is decoded into the kind like any patch result; what
   // the applied configuration itself may hold is the field manager's check.

@@ -15,6 +15,8 @@ import { MAX_NESTING_DEPTH } from './depth.ts';
 export interface JsonScan {
   /** Paths of repeated keys, in document order (`spec.containers[0].name`). */
   readonly duplicates: string[];
+  /** Each repeated key and its byte offset (the opening quote), in the same order. */
+  readonly duplicateKeys: { readonly key: string; readonly at: number }[];
   /** Offset where nesting passed the limit, or -1 (the scan stops there). */
   readonly tooDeepAt: number;
 }
@@ -61,6 +63,7 @@ function stack(cap: number): Stack {
 export function scanJson(b: Uint8Array, limit = MAX_NESTING_DEPTH): JsonScan {
   limit = Math.min(limit, MAX_NESTING_DEPTH);
   const duplicates: string[] = [];
+  const duplicateKeys: { key: string; at: number }[] = [];
   // The stack of open containers, preallocated (the limit bounds it): kind, the
   // current key's offsets (objects) or item index (arrays, in keyEnd), how many
   // keys so far with the first SMALL hashes and starts inline, then a Map.
@@ -98,14 +101,16 @@ export function scanJson(b: Uint8Array, limit = MAX_NESTING_DEPTH): JsonScan {
       if (escaped) h = hashOf(keyText(b, start, i));
       const first = remember(sp, h, start);
       if (first >= 0 && keyText(b, first, closingQuote(b, first)) === keyText(b, start, i)) {
-        duplicates.push(pathOf(b, kinds, keyStart, keyEnd, sp, keyText(b, start, i)));
+        const key = keyText(b, start, i);
+        duplicates.push(pathOf(b, kinds, keyStart, keyEnd, sp, key));
+        duplicateKeys.push({ key, at: start - 1 });
       }
       keyStart[sp] = start;
       keyEnd[sp] = i;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (sp + 1 >= limit) {
         maps.fill(undefined);
-        return { duplicates, tooDeepAt: i };
+        return { duplicates, duplicateKeys, tooDeepAt: i };
       }
       sp++;
       kinds[sp] = c === 0x7b ? OBJECT : ARRAY;
@@ -124,7 +129,7 @@ export function scanJson(b: Uint8Array, limit = MAX_NESTING_DEPTH): JsonScan {
     }
   }
   maps.fill(undefined);
-  return { duplicates, tooDeepAt: -1 };
+  return { duplicates, duplicateKeys, tooDeepAt: -1 };
 
   /** Records a key hash in frame `f`; returns the start of an earlier key with the same hash, or -1. */
   function remember(f: number, h: number, start: number): number {

@@ -120,6 +120,19 @@ for (const port of ['secure', 'uws'] as const) {
       assert.deepEqual([warn.headers['warning']].flat(), ['299 - "duplicate field \\"data\\""']);
     });
 
+    test('apply bodies with repeated keys: refused under Strict, a warning under Warn', async () => {
+      const n = name('apply-dup');
+      const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${n}\ndata:\n  a: "1"\n  a: "2"\n`;
+      const h = withHeaders({ 'content-type': 'application/apply-patch+yaml' });
+      const strict = await req('PATCH', `${CM}/${n}?fieldManager=m&fieldValidation=Strict`, yaml, h);
+      assert.equal(strict.status, 400, strict.body);
+      assert.equal(strict.json<Status>().message, 'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map');
+      const warn = await req('PATCH', `${CM}/${n}?fieldManager=m`, yaml, h);
+      assert.equal(warn.status, 201, warn.body);
+      assert.deepEqual([warn.headers['warning']].flat(), [`299 - ${JSON.stringify('error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map')}`]);
+      assert.deepEqual(warn.json<{ data: unknown }>().data, { a: '2' });
+    });
+
     test('patches and apply are decoded into the kind too', async () => {
       const n = name('patched');
       assert.equal((await req('POST', CM, { metadata: { name: n }, data: { a: 'b' } })).status, 201);
