@@ -1,7 +1,9 @@
 /**
  * PATCH: JSON patch, merge patch and strategic merge patch applied to the
  * current object inside the store's read-modify-write loop, so a patch that
- * races another write is re-applied to the newer object. Server-side apply
+ * races another write is re-applied to the newer object. The result (of
+ * every patch and apply) is decoded into the kind (src/typed) before the
+ * strategy sees it, under the request's `fieldValidation`. Server-side apply
  * (`application/apply-patch+yaml`) is answered by the patch package (415
  * until field ownership lands).
  */
@@ -72,7 +74,7 @@ export async function servePatch(
     throw invalidPatchOptions('force', 'Forbidden: may not be specified for non-apply patch');
   }
   // Keys repeated in a merge patch are strict decoding errors of the patch itself.
-  const patchDuplicates = fieldValidation !== 'Ignore' && mediaType(contentType) !== JSON_PATCH_TYPE ? duplicatesOf(patchBytes) : [];
+  const patchDuplicates = fieldValidation !== 'Ignore' && mediaType(contentType) !== JSON_PATCH_TYPE ? duplicateFields(patchBytes) : [];
   // The patched object is decoded on every attempt; only the last attempt's warnings are sent.
   let warnings: string[] = [];
   const decodePatched = (patched: KObject, t: DecodeTarget): void => {
@@ -119,10 +121,6 @@ function asTyped(current: KObject, decoder: KindDecoder): void {
   } catch (err) {
     if (!(err instanceof TypedDecodeError)) throw err;
   }
-}
-
-function duplicatesOf(patchBytes: Uint8Array): string[] {
-  return duplicateFields(patchBytes);
 }
 
 function invalidPatchOptions(field: string, message: string): StatusError {
