@@ -1,0 +1,274 @@
+/**
+ * The pod subresources control-plane components call, over HTTP against a
+ * real server: pods/binding (and the deprecated namespace-level bindings),
+ * pods/eviction honouring PodDisruptionBudgets, pods/ephemeralcontainers.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+const PODS = '/api/v1/namespaces/default/pods';
+const PDBS = '/apis/policy/v1/namespaces/default/poddisruptionbudgets';
+const MERGE = { headers: { 'content-type': 'application/merge-patch+json' } };
+
+type Condition = { type: string; status: string; reason?: string; message?: string };
+type Pod = {
+  metadata: { name: string; uid: string; resourceVersion: string; annotations?: Record<string, string>; deletionTimestamp?: string };
+  spec: { nodeName?: string; ephemeralContainers?: Array<Record<string, unknown>> };
+  status?: { phase?: string; conditions?: Condition[] };
+};
+type Status = { kind: string; status: string; code: number; reason?: string; message?: string; details?: { causes?: Array<{ reason?: string; message?: string }> } };
+type Budget = { metadata: { resourceVersion: string }; status: { disruptionsAllowed: number; disruptedPods?: Record<string, string>; conditions?: Condition[] } };
+
+describe('pod subresources', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  async function createPod(name: string, labels: Record<string, string> = {}): Promise<Pod> {
+    const r = await t.request('POST', PODS, { metadata: { name, labels }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
+    assert.equal(r.status, 201, r.body);
+    return r.json<Pod>();
+  }
+
+  /** What the kubelet would report: the pod runs (and is ready unless told otherwise). */
+  async function markRunning(name: string, ready = true): Promise<void> {
+    const r = await t.request('PATCH', `${PODS}/${name}/status`, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } }, MERGE);
+    assert.equal(r.status, 200, r.body);
+  }
+
+  /** What the disruption controller would write (the original's eviction tests set it the same way). */
+  async function createBudget(name: string, app: string, allowed: number): Promise<void> {
+    const r = await t.request('POST', PDBS, { metadata: { name }, spec: { selector: { matchLabels: { app } }, maxUnavailable: 1 } });
+    assert.equal(r.status, 201, r.body);
+    const s = await t.request('PATCH', `${PDBS}/${name}/status`, { status: { observedGeneration: 1, disruptionsAllowed: allowed, currentHealthy: 2, desiredHealthy: 2 - allowed, expectedPods: 2 } }, MERGE);
+    assert.equal(s.status, 200, s.body);
+  }
+
+  function evict(name: string, extra: Record<string, unknown> = {}, query = ''): ReturnType<TestServer['request']> {
+    return t.request('POST', `${PODS}/${name}/eviction${query}`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' }, ...extra });
+  }
+
+  describe('binding', () => {
+    it('assigns the pod to the node once; a second binding is a 409 Conflict', async () => {
+      await createPod('bind-me');
+      const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bind-me', annotations: { 'example.com/by': 'test' } }, target: { kind: 'Node', name: 'node-1' } };
+      const r = await t.request('POST', `${PODS}/bind-me/binding`, binding);
+      assert.equal(r.status, 201, r.body);
+      assert.deepEqual(r.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+      const pod = (await t.request('GET', `${PODS}/bind-me`)).json<Pod>();
+      assert.equal(pod.spec.nodeName, 'node-1');
+      assert.equal(pod.metadata.annotations?.['example.com/by'], 'test');
+      assert.equal(pod.status?.conditions?.find((c) => c.type === 'PodScheduled')?.status, 'True');
+
+      const again = await t.request('POST', `${PODS}/bind-me/binding`, { ...binding, target: { name: 'node-2' } });
+      assert.equal(again.status, 409, again.body);
+      const s = again.json<Status>();
+      assert.equal(s.reason, 'Conflict');
+      assert.equal(s.message, 'Operation cannot be fulfilled on pods/binding "bind-me": pod bind-me is already assigned to node "node-1"');
+    });
+
+    it('honours uid and resourceVersion preconditions; the name must match the URL', async () => {
+      const pod = await createPod('bind-pre');
+      const stale = await t.request('POST', `${PODS}/bind-pre/binding`, { metadata: { name: 'bind-pre', uid: 'not-the-uid' }, target: { name: 'n' } });
+      assert.equal(stale.status, 409, stale.body);
+      const renamed = await t.request('POST', `${PODS}/bind-pre/binding`, { metadata: { name: 'other' }, target: { name: 'n' } });
+      assert.equal(renamed.status, 400, renamed.body);
+      const noTarget = await t.request('POST', `${PODS}/bind-pre/binding`, { metadata: { name: 'bind-pre' }, target: {} });
+      assert.equal(noTarget.status, 422, noTarget.body);
+      const ok = await t.request('POST', `${PODS}/bind-pre/binding`, { metadata: { name: 'bind-pre', uid: pod.metadata.uid, resourceVersion: pod.metadata.resourceVersion }, target: { name: 'n' } });
+      assert.equal(ok.status, 201, ok.body);
+      assert.equal((await t.request('POST', `${PODS}/missing/binding`, { metadata: { name: 'missing' }, target: { name: 'n' } })).status, 404);
+    });
+
+    it('the deprecated POST /namespaces/{ns}/bindings binds the pod the body names', async () => {
+      await createPod('bind-legacy');
+      const r = await t.request('POST', '/api/v1/namespaces/default/bindings', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bind-legacy' }, target: { name: 'node-9' } });
+      assert.equal(r.status, 201, r.body);
+      assert.equal((await t.request('GET', `${PODS}/bind-legacy`)).json<Pod>().spec.nodeName, 'node-9');
+      assert.equal((await t.request('GET', '/api/v1/namespaces/default/bindings')).status, 405);
+    });
+
+    it('a dry-run binding writes nothing', async () => {
+      await createPod('bind-dry');
+      const r = await t.request('POST', `${PODS}/bind-dry/binding?dryRun=All`, { metadata: { name: 'bind-dry' }, target: { name: 'n' } });
+      assert.equal(r.status, 201, r.body);
+      assert.equal((await t.request('GET', `${PODS}/bind-dry`)).json<Pod>().spec.nodeName, undefined);
+    });
+  });
+
+  describe('eviction', () => {
+    it('a budget allowing no disruption refuses with 429 and the DisruptionBudget cause', async () => {
+      await createPod('guarded-0', { app: 'zero' });
+      await markRunning('guarded-0');
+      await createBudget('zero', 'zero', 0);
+      const r = await evict('guarded-0');
+      assert.equal(r.status, 429, r.body);
+      const s = r.json<Status>();
+      assert.equal(s.reason, 'TooManyRequests');
+      assert.equal(s.message, "Cannot evict pod as it would violate the pod's disruption budget.");
+      assert.deepEqual(s.details?.causes, [{ reason: 'DisruptionBudget', message: 'The disruption budget zero needs 2 healthy pods and has 2 currently' }]);
+      assert.equal((await t.request('GET', `${PODS}/guarded-0`)).status, 200, 'the pod stays');
+    });
+
+    it('a budget allowing one: 201, the pod deleted, the budget decremented and the pod recorded', async () => {
+      await createPod('guarded-1', { app: 'one' });
+      await markRunning('guarded-1');
+      await createBudget('one', 'one', 1);
+      const r = await evict('guarded-1');
+      assert.equal(r.status, 201, r.body);
+      assert.equal(r.json<Status>().status, 'Success');
+      assert.equal((await t.request('GET', `${PODS}/guarded-1`)).status, 404, 'an unbound pod goes at once');
+      const budget = (await t.request('GET', `${PDBS}/one`)).json<Budget>();
+      assert.equal(budget.status.disruptionsAllowed, 0);
+      assert.ok(budget.status.disruptedPods?.['guarded-1'], 'the eviction is recorded for the controller');
+      assert.equal(budget.status.conditions?.find((c) => c.type === 'DisruptionAllowed')?.status, 'False');
+    });
+
+    it('a bound pod is deleted gracefully and carries the DisruptionTarget condition', async () => {
+      await createPod('graceful', { app: 'graceful' });
+      assert.equal((await t.request('POST', `${PODS}/graceful/binding`, { metadata: { name: 'graceful' }, target: { name: 'node-1' } })).status, 201);
+      await markRunning('graceful');
+      await createBudget('graceful', 'graceful', 1);
+      const r = await evict('graceful', { deleteOptions: { gracePeriodSeconds: 30 } });
+      assert.equal(r.status, 201, r.body);
+      const pod = (await t.request('GET', `${PODS}/graceful`)).json<Pod>();
+      assert.ok(pod.metadata.deletionTimestamp, 'being deleted');
+      const cond = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget');
+      assert.deepEqual({ ...cond, lastTransitionTime: undefined }, { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting', lastTransitionTime: undefined });
+    });
+
+    it('dry run (query or deleteOptions): checked, nothing written', async () => {
+      await createPod('dry', { app: 'dry' });
+      await markRunning('dry');
+      await createBudget('dry', 'dry', 1);
+      const before = (await t.request('GET', `${PDBS}/dry`)).json<Budget>();
+      assert.equal((await evict('dry', {}, '?dryRun=All')).status, 201);
+      assert.equal((await evict('dry', { deleteOptions: { dryRun: ['All'] } })).status, 201);
+      assert.equal((await t.request('GET', `${PODS}/dry`)).status, 200, 'the pod stays');
+      const after = (await t.request('GET', `${PDBS}/dry`)).json<Budget>();
+      assert.equal(after.metadata.resourceVersion, before.metadata.resourceVersion, 'the budget is not written');
+      await createPod('dry-0', { app: 'dry-0' });
+      await markRunning('dry-0');
+      await createBudget('dry-0', 'dry-0', 0);
+      assert.equal((await evict('dry-0', {}, '?dryRun=All')).status, 429, 'a dry run still refuses');
+    });
+
+    it('pending pods go without a budget check; two budgets are a 500; unready pods go while the budget is met', async () => {
+      await createPod('pending', { app: 'zero' });
+      assert.equal((await evict('pending')).status, 201, 'Pending: no budget check');
+      assert.equal((await t.request('GET', `${PODS}/pending`)).status, 404);
+
+      await createPod('twice', { app: 'both', tier: 'x' });
+      await markRunning('twice');
+      await createBudget('both-a', 'both', 1);
+      const r = await t.request('POST', PDBS, { metadata: { name: 'both-b' }, spec: { selector: { matchLabels: { tier: 'x' } }, maxUnavailable: 1 } });
+      assert.equal(r.status, 201);
+      const two = await evict('twice');
+      assert.equal(two.status, 500, two.body);
+      assert.equal(two.json<Status>().message, 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+
+      await createPod('unready', { app: 'met' });
+      await markRunning('unready', false);
+      const b = await t.request('POST', PDBS, { metadata: { name: 'met' }, spec: { selector: { matchLabels: { app: 'met' } }, minAvailable: 1 } });
+      assert.equal(b.status, 201);
+      await t.request('PATCH', `${PDBS}/met/status`, { status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 2 } }, MERGE);
+      assert.equal((await evict('unready')).status, 201, 'unready and the budget is met: no disruption taken');
+    });
+
+    it('a budget whose status lags its generation is a 429 "still being processed"', async () => {
+      await createPod('lagging', { app: 'lag' });
+      await markRunning('lagging');
+      const r = await t.request('POST', PDBS, { metadata: { name: 'lag' }, spec: { selector: { matchLabels: { app: 'lag' } }, maxUnavailable: 1 } });
+      assert.equal(r.status, 201);
+      const e = await evict('lagging');
+      assert.equal(e.status, 429, e.body);
+      assert.equal(e.json<Status>().details?.causes?.[0]?.message, 'The disruption budget lag is still being processed by the server.');
+    });
+
+    it('bad bodies are 400s, never a crash', async () => {
+      await createPod('target', { app: 'none' });
+      const url = `${PODS}/target/eviction`;
+      const garbage = await t.request('POST', url, '{"kind":', { headers: { 'content-type': 'application/json' } });
+      assert.equal(garbage.status, 400, garbage.body);
+      assert.equal((await t.request('POST', url, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'target' } })).status, 400, 'wrong kind');
+      assert.equal((await t.request('POST', url, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'other' } })).status, 400, 'wrong name');
+      assert.equal((await t.request('POST', url, { kind: 'Eviction', metadata: { name: 'target' }, deleteOptions: 'now' })).status, 400, 'deleteOptions not an object');
+      assert.equal((await t.request('POST', url, { kind: 'Eviction', metadata: { name: 'target', namespace: 'elsewhere' } })).status, 400, 'namespace mismatch');
+      // Deep nesting where the Eviction has a typed field (a depth limit for unknown fields is the body decoder's).
+      const deep = '{"kind":"Eviction","metadata":{"name":"target"},"deleteOptions":{"preconditions":{"uid":' + '{"x":'.repeat(20000) + '1' + '}'.repeat(20000) + '}}}';
+      const d = await t.request('POST', url, deep, { headers: { 'content-type': 'application/json' } });
+      assert.equal(d.status, 400, `deep nesting: ${d.body.slice(0, 200)}`);
+      assert.equal((await t.request('POST', `${PODS}/target/binding`, { kind: 'Eviction', metadata: { name: 'target' }, target: { name: 'n' } })).status, 400, 'a binding of the wrong kind');
+      assert.equal((await t.request('POST', `${PODS}/target/binding`, { metadata: { name: 'target' }, target: 'node' })).status, 400);
+      assert.equal((await t.request('GET', `${PODS}/target`)).status, 200, 'still there');
+      assert.equal((await t.request('GET', '/healthz')).status, 200);
+    });
+
+    it('a policy/v1beta1 Eviction body is accepted', async () => {
+      await createPod('beta');
+      const r = await t.request('POST', `${PODS}/beta/eviction`, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: 'beta' } });
+      assert.equal(r.status, 201, r.body);
+    });
+  });
+
+  describe('ephemeral containers', () => {
+    it('adds one through PATCH and PUT; changing or removing one is forbidden; other fields do not change', async () => {
+      await createPod('debug-me');
+      const url = `${PODS}/debug-me/ephemeralcontainers`;
+      const get = await t.request('GET', url);
+      assert.equal(get.status, 200);
+      const add = await t.request('PATCH', url, { spec: { ephemeralContainers: [{ name: 'debugger', image: 'busybox', targetContainerName: 'app', stdin: true, tty: true }] } }, { headers: { 'content-type': 'application/strategic-merge-patch+json' } });
+      assert.equal(add.status, 200, add.body);
+      const pod = add.json<Pod>();
+      assert.equal(pod.spec.ephemeralContainers?.[0]?.['name'], 'debugger');
+      assert.equal(pod.spec.ephemeralContainers?.[0]?.['terminationMessagePolicy'], 'File', 'defaults applied');
+
+      const changed = structuredClone(pod) as Pod & { spec: Record<string, unknown> };
+      changed.spec.ephemeralContainers![0]!['image'] = 'alpine';
+      const put = await t.request('PUT', url, changed);
+      assert.equal(put.status, 422, put.body);
+      assert.match(put.json<Status>().message ?? '', /existing ephemeral containers "debugger" may not be changed/);
+
+      const removed = structuredClone(pod) as Pod & { spec: Record<string, unknown> };
+      removed.spec.ephemeralContainers = [];
+      assert.equal((await t.request('PUT', url, removed)).status, 422);
+
+      const sneaky = structuredClone(pod) as Pod & { spec: Record<string, unknown> };
+      sneaky.spec['nodeName'] = 'elsewhere';
+      sneaky.spec.ephemeralContainers!.push({ name: 'second', image: 'busybox' });
+      const ok = await t.request('PUT', url, sneaky);
+      assert.equal(ok.status, 200, ok.body);
+      const after = ok.json<Pod>();
+      assert.equal(after.spec.nodeName, undefined, 'only ephemeral containers change');
+      assert.equal(after.spec.ephemeralContainers?.length, 2);
+    });
+
+    it('validates new ephemeral containers as the original', async () => {
+      await createPod('debug-bad');
+      const url = `${PODS}/debug-bad/ephemeralcontainers`;
+      const r = await t.request('PATCH', url, { spec: { ephemeralContainers: [{ name: 'app', image: 'busybox', ports: [{ containerPort: 80 }], targetContainerName: 'nope' }] } }, { headers: { 'content-type': 'application/strategic-merge-patch+json' } });
+      assert.equal(r.status, 422, r.body);
+      const msg = r.json<Status>().message ?? '';
+      assert.match(msg, /spec\.ephemeralContainers\[0\]\.name: Duplicate value: "app"/);
+      assert.match(msg, /spec\.ephemeralContainers\[0\]\.targetContainerName: Not found: "nope"/);
+      assert.match(msg, /spec\.ephemeralContainers\[0\]\.ports: Forbidden: cannot be set for an Ephemeral Container/);
+      const create = await t.request('POST', PODS, { metadata: { name: 'eph-on-create' }, spec: { containers: [{ name: 'a', image: 'x' }], ephemeralContainers: [{ name: 'd', image: 'x' }] } });
+      assert.equal(create.status, 422, create.body);
+    });
+  });
+
+  it('discovery lists the subresources with the original verbs and kinds', async () => {
+    const list = (await t.request('GET', '/api/v1')).json<{ resources: Array<{ name: string; kind: string; verbs: string[]; group?: string; version?: string }> }>();
+    const byName = new Map(list.resources.map((r) => [r.name, r]));
+    assert.deepEqual(byName.get('pods/binding'), { ...byName.get('pods/binding'), kind: 'Binding', verbs: ['create'] });
+    const ev = byName.get('pods/eviction');
+    assert.deepEqual([ev?.kind, ev?.group, ev?.version, ev?.verbs], ['Eviction', 'policy', 'v1', ['create']]);
+    assert.deepEqual(byName.get('pods/ephemeralcontainers')?.verbs, ['get', 'patch', 'update']);
+    assert.deepEqual(byName.get('bindings')?.verbs, ['create']);
+  });
+});
