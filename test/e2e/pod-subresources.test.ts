@@ -6,6 +6,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { encodeObject, ORCH_PROTOBUF_MEDIA_TYPE } from '../../src/protobuf/index.ts';
 
 const PODS = '/api/v1/namespaces/default/pods';
 const PDBS = '/apis/policy/v1/namespaces/default/poddisruptionbudgets';
@@ -91,6 +92,18 @@ describe('pod subresources', () => {
       assert.equal(r.status, 201, r.body);
       assert.equal((await t.request('GET', `${PODS}/bind-legacy`)).json<Pod>().spec.nodeName, 'node-9');
       assert.equal((await t.request('GET', '/api/v1/namespaces/default/bindings')).status, 405);
+    });
+
+    it('a Protobuf Binding (what the scheduler sends) binds too', async () => {
+      await createPod('bind-proto');
+      const bytes = encodeObject({ apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bind-proto', namespace: 'default' }, target: { kind: 'Node', name: 'node-p' } }, { group: '', version: 'v1', kind: 'Binding' });
+      const r = await t.request('POST', `${PODS}/bind-proto/binding`, bytes, { headers: { 'content-type': ORCH_PROTOBUF_MEDIA_TYPE } });
+      assert.equal(r.status, 201, r.body);
+      assert.equal((await t.request('GET', `${PODS}/bind-proto`)).json<Pod>().spec.nodeName, 'node-p');
+      const eviction = encodeObject({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'bind-proto', namespace: 'default' }, deleteOptions: { dryRun: ['All'] } }, { group: 'policy', version: 'v1', kind: 'Eviction' });
+      const e = await t.request('POST', `${PODS}/bind-proto/eviction`, eviction, { headers: { 'content-type': ORCH_PROTOBUF_MEDIA_TYPE } });
+      assert.equal(e.status, 201, e.body);
+      assert.equal((await t.request('GET', `${PODS}/bind-proto`)).status, 200, 'dry run from the Protobuf deleteOptions');
     });
 
     it('a dry-run binding writes nothing', async () => {
@@ -260,6 +273,22 @@ describe('pod subresources', () => {
       const create = await t.request('POST', PODS, { metadata: { name: 'eph-on-create' }, spec: { containers: [{ name: 'a', image: 'x' }], ephemeralContainers: [{ name: 'd', image: 'x' }] } });
       assert.equal(create.status, 422, create.body);
     });
+  });
+
+  it('kubectl drain --dry-run=server finds eviction in discovery and evicts through it without effect', async () => {
+    assert.equal((await t.request('POST', '/api/v1/nodes', { metadata: { name: 'drain-me' } })).status, 201);
+    await createPod('drained', { app: 'drained' });
+    assert.equal((await t.request('POST', `${PODS}/drained/binding`, { metadata: { name: 'drained' }, target: { name: 'drain-me' } })).status, 201);
+    await markRunning('drained');
+    await createBudget('drained', 'drained', 1);
+    const r = await t.kubectl(['drain', 'drain-me', '--dry-run=server', '--force', '--ignore-daemonsets', '--timeout=20s']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /evicting pod default\/drained \(server dry run\)/);
+    assert.match(r.stdout, /node\/drain-me drained \(server dry run\)/);
+    const pod = (await t.request('GET', `${PODS}/drained`)).json<Pod>();
+    assert.equal(pod.metadata.deletionTimestamp, undefined, 'a dry run deletes nothing');
+    assert.equal(pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget'), undefined, 'nor marks the pod');
+    assert.equal((await t.request('GET', `${PDBS}/drained`)).json<Budget>().status.disruptionsAllowed, 1);
   });
 
   it('discovery lists the subresources with the original verbs and kinds', async () => {
