@@ -291,6 +291,16 @@ describe('pod subresources', () => {
     assert.equal((await t.request('GET', `${PDBS}/drained`)).json<Budget>().status.disruptionsAllowed, 1);
   });
 
+  it('csistoragecapacities are served (the scheduler\'s volume binding lists them at start), in JSON and Protobuf', async () => {
+    const url = '/apis/storage.orch.io/v1/namespaces/default/csistoragecapacities';
+    const c = await t.request('POST', url, { metadata: { name: 'cap' }, storageClassName: 'fast', capacity: '10Gi', nodeTopology: { matchLabels: { zone: 'a' } } });
+    assert.equal(c.status, 201, c.body);
+    assert.equal((await t.request('POST', url, { metadata: { name: 'bad' }, storageClassName: 'Fast_' })).status, 422);
+    const list = await t.request('GET', '/apis/storage.orch.io/v1/csistoragecapacities', undefined, { headers: { accept: ORCH_PROTOBUF_MEDIA_TYPE } });
+    assert.equal(list.status, 200, list.body);
+    assert.equal(list.headers['content-type'], ORCH_PROTOBUF_MEDIA_TYPE);
+  });
+
   it('discovery lists the subresources with the original verbs and kinds', async () => {
     const list = (await t.request('GET', '/api/v1')).json<{ resources: Array<{ name: string; kind: string; verbs: string[]; group?: string; version?: string }> }>();
     const byName = new Map(list.resources.map((r) => [r.name, r]));
