@@ -64,7 +64,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
       case 'create': {
         if (info.name !== '') throw errors.methodNotAllowed('create');
         const action = podActionFor(rt.group, rt.resource, '');
-        if (action !== undefined) return serveAction(ctx, deps, action, info);
+        if (action !== undefined) return serveAction(ctx, deps, action, rt, info);
         const n = negotiateFor(ctx, { read: false, watch: false, list: false, rt });
         const body = await readObject(ctx);
         const res = await store.create(rt, info.namespace, body, writeOptions(ctx));
@@ -221,7 +221,7 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
   if (info.verb === 'create') {
     const action = podActionFor(rt.group, rt.resource, sub.name);
     if (action === undefined) throw errors.methodNotAllowed(info.verb);
-    return serveAction(ctx, deps, action, info);
+    return serveAction(ctx, deps, action, rt, info);
   }
   if (sub.name === 'scale') {
     if (info.verb === 'get') return writeJson200(ctx, await getScale(store, rt, info.namespace, info.name, planGet(ctx.req.query)));
@@ -245,9 +245,10 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
 }
 
 /** A POST answered by a pod action (binding, eviction): its body is another kind, its answer a Status. */
-async function serveAction(ctx: RequestContext, deps: ResourceHandlerDeps, action: PodAction, info: RequestInfo): Promise<void> {
+async function serveAction(ctx: RequestContext, deps: ResourceHandlerDeps, action: PodAction, rt: ResourceType, info: RequestInfo): Promise<void> {
   const body = await readObject(ctx);
-  const res = await action({ store: deps.store, registry: deps.registry }, { namespace: info.namespace, name: info.name, body, opts: writeOptions(ctx) });
+  const req = { rt, subresource: info.subresource, namespace: info.namespace, name: info.name, body, opts: writeOptions(ctx) };
+  const res = await action({ store: deps.store, registry: deps.registry }, req);
   writeBytes(ctx, res.status, encoder.encode(JSON.stringify(res.body)));
 }
 

@@ -106,6 +106,14 @@ describe('pod subresources', () => {
       assert.equal((await t.request('GET', `${PODS}/bind-proto`)).status, 200, 'dry run from the Protobuf deleteOptions');
     });
 
+    it('admission sees the CREATE of the subresource first (NamespaceLifecycle: the namespace, not the pod, is missing)', async () => {
+      const b = await t.request('POST', '/api/v1/namespaces/nowhere/pods/p/binding', { metadata: { name: 'p' }, target: { name: 'n' } });
+      assert.equal(b.status, 404, b.body);
+      assert.equal(b.json<Status>().message, 'namespaces "nowhere" not found');
+      const e = await t.request('POST', '/api/v1/namespaces/nowhere/pods/p/eviction', { kind: 'Eviction', metadata: { name: 'p' } });
+      assert.equal(e.json<Status>().message, 'namespaces "nowhere" not found');
+    });
+
     it('a dry-run binding writes nothing', async () => {
       await createPod('bind-dry');
       const r = await t.request('POST', `${PODS}/bind-dry/binding?dryRun=All`, { metadata: { name: 'bind-dry' }, target: { name: 'n' } });

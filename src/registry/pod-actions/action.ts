@@ -6,6 +6,7 @@
 import type { GenericStore, WriteOptions } from '../generic-store.ts';
 import type { KObject } from '../object.ts';
 import type { ResourceRegistry } from '../registry.ts';
+import type { ResourceType } from '../resource-type.ts';
 import { errors } from '../../endpoints/status.ts';
 
 export interface PodActionEnv {
@@ -16,6 +17,9 @@ export interface PodActionEnv {
 }
 
 export interface PodActionRequest {
+  /** The type and subresource posted to (pods + binding, or the deprecated bindings + ''): what admission sees. */
+  rt: ResourceType;
+  subresource: string;
   namespace: string;
   /** The pod named in the URL; '' for the deprecated namespace-level `bindings` POST. */
   name: string;
@@ -49,10 +53,21 @@ export function checkBodyType(body: KObject, kind: string, apiVersions: readonly
   }
 }
 
-/** The body's namespace must be empty or the request's (EnsureObjectNamespaceMatchesRequestNamespace). */
+/** The body's namespace must be empty or the request's (EnsureObjectNamespaceMatchesRequestNamespace); it is then the request's. */
 export function checkBodyNamespace(body: KObject, namespace: string): void {
   const ns = body.metadata.namespace;
   if (ns !== undefined && ns !== '' && ns !== namespace) {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
+  body.metadata.namespace = namespace;
+}
+
+/**
+ * Runs admission on the posted object as a CREATE of the subresource, and
+ * gives the write options the action's own writes use: admission is done
+ * (the original's BindingREST and EvictionREST write the pod without it).
+ */
+export async function admitAction(env: PodActionEnv, req: PodActionRequest): Promise<WriteOptions> {
+  await env.store.admitCreate(req.rt, req.subresource, req.body, req.opts);
+  return { ...req.opts, admitted: true };
 }

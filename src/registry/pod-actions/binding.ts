@@ -8,7 +8,7 @@
 import { errors, StatusError } from '../../endpoints/status.ts';
 import { isPlainObject, nowRfc3339, type KObject } from '../object.ts';
 import type { ResourceType } from '../resource-type.ts';
-import { checkBodyNamespace, checkBodyType, successStatus, type PodAction } from './action.ts';
+import { admitAction, checkBodyNamespace, checkBodyType, successStatus, type PodAction } from './action.ts';
 import { setPodCondition } from './pod-conditions.ts';
 
 /** ValidatePodBinding: a target node is named; its kind, if any, is Node. */
@@ -49,9 +49,10 @@ export const bindPod: PodAction = async (env, req) => {
   const annotations = stringMap(body.metadata.annotations, 'metadata.annotations');
   const uid = body.metadata.uid;
   const resourceVersion = body.metadata.resourceVersion;
+  const opts = await admitAction(env, req);
   const pods = podsType(env.registry.lookup('', 'v1', 'pods'));
   const now = nowRfc3339((env.now ?? (() => new Date()))());
-  await env.store.guaranteedUpdate(pods, namespace, name, req.opts, 'binding', (pod) => {
+  await env.store.guaranteedUpdate(pods, namespace, name, opts, 'binding', (pod) => {
     if (pod === null) throw errors.notFound('', 'pods', name);
     // The binding's uid and resourceVersion are preconditions on the pod (storage.Preconditions).
     if (uid && uid !== pod.metadata.uid) {

@@ -9,7 +9,7 @@ import { checkDryRun, checkGracePeriod, checkPropagationPolicy, invalidOptions }
 import { isPlainObject } from '../object.ts';
 
 export function evictionDeleteOptions(raw: unknown, request: WriteOptions): DeleteOptions {
-  const opts: DeleteOptions = { user: request.user, dryRun: request.dryRun, fieldManager: request.fieldManager, userAgent: request.userAgent };
+  const opts: DeleteOptions = { user: request.user, dryRun: request.dryRun, fieldManager: request.fieldManager, userAgent: request.userAgent, admitted: request.admitted };
   if (raw === undefined || raw === null) return opts;
   if (!isPlainObject(raw)) throw errors.badRequest('deleteOptions: must be an object');
   const grace = raw['gracePeriodSeconds'];

@@ -11,7 +11,7 @@ import type { DeleteOptions } from '../generic-store.ts';
 import { errors, StatusError } from '../../endpoints/status.ts';
 import { isPlainObject, nowRfc3339, type KObject } from '../object.ts';
 import type { ResourceType } from '../resource-type.ts';
-import { checkBodyNamespace, checkBodyType, successStatus, type PodAction, type PodActionEnv, type PodActionResult } from './action.ts';
+import { admitAction, checkBodyNamespace, checkBodyType, successStatus, type PodAction, type PodActionEnv, type PodActionResult } from './action.ts';
 import { podsType } from './binding.ts';
 import { evictionDeleteOptions } from './eviction-options.ts';
 import { budgetsSelecting, budgetStillProcessing, takeDisruption } from './disruption-budget.ts';
@@ -39,7 +39,7 @@ export const evictPod: PodAction = async (env, req) => {
   checkBodyType(body, 'Eviction', EVICTION_VERSIONS);
   checkBodyNamespace(body, namespace);
   if (body.metadata.name !== name) throw errors.badRequest('name in URL does not match name in Eviction object');
-  const original = evictionDeleteOptions(body['deleteOptions'], req.opts);
+  const original = evictionDeleteOptions(body['deleteOptions'], await admitAction(env, req));
   const pods = podsType(env.registry.lookup('', 'v1', 'pods'));
   const rvUnset = original.preconditions?.resourceVersion === undefined || original.preconditions.resourceVersion === '';
 
@@ -113,7 +113,7 @@ async function markAndDelete(env: PodActionEnv, pods: ResourceType, namespace: s
   if (!opts.dryRun) {
     const now = nowRfc3339((env.now ?? (() => new Date()))());
     const pre = opts.preconditions;
-    const res = await env.store.guaranteedUpdate(pods, namespace, name, { user: opts.user, dryRun: false, fieldManager: opts.fieldManager, userAgent: opts.userAgent }, 'status', (cur) => {
+    const res = await env.store.guaranteedUpdate(pods, namespace, name, { user: opts.user, dryRun: false, fieldManager: opts.fieldManager, userAgent: opts.userAgent, admitted: opts.admitted }, 'status', (cur) => {
       if (cur === null) throw errors.notFound('', 'pods', name);
       if (pre?.uid && pre.uid !== cur.metadata.uid) {
         throw errors.conflict('', 'Pod', name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${cur.metadata.uid ?? ''}). The object might have been deleted and then recreated`);
