@@ -65,6 +65,7 @@ describe('pod subresources', () => {
       assert.equal(pod.spec.nodeName, 'node-1');
       assert.equal(pod.metadata.annotations?.['example.com/by'], 'test');
       assert.equal(pod.status?.conditions?.find((c) => c.type === 'PodScheduled')?.status, 'True');
+      assert.equal((pod.metadata as { managedFields?: Array<{ subresource?: string }> }).managedFields?.some((m) => m.subresource === 'binding'), false, 'a storage-level write: no field manager entry');
 
       const again = await t.request('POST', `${PODS}/bind-me/binding`, { ...binding, target: { name: 'node-2' } });
       assert.equal(again.status, 409, again.body);

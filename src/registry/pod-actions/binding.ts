@@ -52,7 +52,8 @@ export const bindPod: PodAction = async (env, req) => {
   const opts = await admitAction(env, req);
   const pods = podsType(env.registry.lookup('', 'v1', 'pods'));
   const now = nowRfc3339((env.now ?? (() => new Date()))());
-  await env.store.guaranteedUpdate(pods, namespace, name, opts, 'binding', (pod) => {
+  // A storage-level update in the original: no field manager records it.
+  await env.store.guaranteedUpdate(pods, namespace, name, { ...opts, fieldsTracked: true }, 'binding', (pod) => {
     if (pod === null) throw errors.notFound('', 'pods', name);
     // The binding's uid and resourceVersion are preconditions on the pod (storage.Preconditions).
     if (uid && uid !== pod.metadata.uid) {

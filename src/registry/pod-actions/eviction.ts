@@ -113,7 +113,7 @@ async function markAndDelete(env: PodActionEnv, pods: ResourceType, namespace: s
   if (!opts.dryRun) {
     const now = nowRfc3339((env.now ?? (() => new Date()))());
     const pre = opts.preconditions;
-    const res = await env.store.guaranteedUpdate(pods, namespace, name, { user: opts.user, dryRun: false, fieldManager: opts.fieldManager, userAgent: opts.userAgent, admitted: opts.admitted }, 'status', (cur) => {
+    const res = await env.store.guaranteedUpdate(pods, namespace, name, { user: opts.user, dryRun: false, fieldManager: opts.fieldManager, userAgent: opts.userAgent, admitted: opts.admitted, fieldsTracked: true }, 'status', (cur) => {
       if (cur === null) throw errors.notFound('', 'pods', name);
       if (pre?.uid && pre.uid !== cur.metadata.uid) {
         throw errors.conflict('', 'Pod', name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${cur.metadata.uid ?? ''}). The object might have been deleted and then recreated`);
