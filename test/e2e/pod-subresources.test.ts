@@ -210,6 +210,21 @@ describe('pod subresources', () => {
       const e = await evict('lagging');
       assert.equal(e.status, 429, e.body);
       assert.equal(e.json<Status>().details?.causes?.[0]?.message, 'The disruption budget lag is still being processed by the server.');
+      assert.equal(e.headers['retry-after'], '10');
+    });
+
+    it('an empty selector guards every pod of its namespace (policy/v1); an absent one none', async () => {
+      assert.equal((await t.request('POST', '/api/v1/namespaces', { metadata: { name: 'guarded-all' } })).status, 201);
+      const pods = '/api/v1/namespaces/guarded-all/pods';
+      const budgets = '/apis/policy/v1/namespaces/guarded-all/poddisruptionbudgets';
+      assert.equal((await t.request('POST', pods, { metadata: { name: 'plain' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } })).status, 201);
+      await t.request('PATCH', `${pods}/plain/status`, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, MERGE);
+      assert.equal((await t.request('POST', budgets, { metadata: { name: 'none' }, spec: { maxUnavailable: 0 } })).status, 201);
+      assert.equal((await t.request('POST', budgets, { metadata: { name: 'all' }, spec: { selector: {}, maxUnavailable: 0 } })).status, 201);
+      await t.request('PATCH', `${budgets}/all/status`, { status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 } }, MERGE);
+      const r = await t.request('POST', `${pods}/plain/eviction`, { kind: 'Eviction', metadata: { name: 'plain' } });
+      assert.equal(r.status, 429, r.body);
+      assert.match(r.json<Status>().details?.causes?.[0]?.message ?? '', /^The disruption budget all needs/);
     });
 
     it('bad bodies are 400s, never a crash', async () => {

@@ -18,21 +18,25 @@ function budgetsType(env: PodActionEnv): ResourceType {
   return rt;
 }
 
-/** Budgets of the namespace whose selector matches the labels; an absent, empty or broken selector matches nothing. */
+/**
+ * Budgets of the namespace whose selector matches the labels: an empty
+ * selector matches every pod (policy/v1), an absent or broken one none.
+ */
 export async function budgetsSelecting(env: PodActionEnv, namespace: string, labels: Readonly<Record<string, string>>): Promise<KObject[]> {
   const reply = await env.store.list(budgetsType(env), { kind: 'latest' }, { namespace }, {});
   if (reply.count === 0) return [];
   const items = JSON.parse(`[${Buffer.from(reply.items).toString('utf8')}]`) as KObject[];
   return items.filter((pdb) => {
     const selector = isPlainObject(pdb['spec']) ? pdb['spec']['selector'] : undefined;
-    if (!isPlainObject(selector) || isEmptySelector(selector)) return false;
-    return selectorMatches(selector, labels) === true;
+    if (!isPlainObject(selector)) return false;
+    return isEmptySelector(selector) || selectorMatches(selector, labels) === true;
   });
 }
 
 /** createTooManyRequestsError: the budget's status has not caught up with its spec. */
 export function budgetStillProcessing(budget: string): StatusError {
-  const err = errors.tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0);
+  // The original suggests a 10 s retry here, where a budget with no disruption left suggests none.
+  const err = errors.tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 10);
   err.details!.causes = [{ reason: 'DisruptionBudget', message: `The disruption budget ${budget} is still being processed by the server.` }];
   return err;
 }
