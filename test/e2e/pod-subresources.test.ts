@@ -82,6 +82,9 @@ describe('pod subresources', () => {
       assert.equal(renamed.status, 400, renamed.body);
       const noTarget = await t.request('POST', `${PODS}/bind-pre/binding`, { metadata: { name: 'bind-pre' }, target: {} });
       assert.equal(noTarget.status, 422, noTarget.body);
+      const podTarget = await t.request('POST', `${PODS}/bind-pre/binding`, { metadata: { name: 'bind-pre' }, target: { kind: 'Pod', name: 'n' } });
+      assert.equal(podTarget.status, 422, podTarget.body);
+      assert.match(podTarget.json<Status>().message ?? '', /target\.kind: Unsupported value: "Pod": supported values: "Node", "<empty>"/);
       const ok = await t.request('POST', `${PODS}/bind-pre/binding`, { metadata: { name: 'bind-pre', uid: pod.metadata.uid, resourceVersion: pod.metadata.resourceVersion }, target: { name: 'n' } });
       assert.equal(ok.status, 201, ok.body);
       assert.equal((await t.request('POST', `${PODS}/missing/binding`, { metadata: { name: 'missing' }, target: { name: 'n' } })).status, 404);
@@ -323,6 +326,15 @@ describe('pod subresources', () => {
     const list = await t.request('GET', '/apis/storage.orch.io/v1/csistoragecapacities', undefined, { headers: { accept: ORCH_PROTOBUF_MEDIA_TYPE } });
     assert.equal(list.status, 200, list.body);
     assert.equal(list.headers['content-type'], ORCH_PROTOBUF_MEDIA_TYPE);
+  });
+
+  it('OpenAPI describes the POSTs with their kinds', async () => {
+    const doc = (await t.request('GET', '/openapi/v3/api/v1')).json<{ paths: Record<string, Record<string, { operationId?: string }>> }>();
+    assert.equal(doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/binding']?.['post']?.operationId, 'createCoreV1NamespacedPodBinding');
+    assert.equal(doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/eviction']?.['post']?.operationId, 'createCoreV1NamespacedPodEviction');
+    assert.equal(doc.paths['/api/v1/namespaces/{namespace}/bindings']?.['post']?.operationId, 'createCoreV1NamespacedBinding');
+    assert.ok(doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers']?.['patch']);
+    assert.match(JSON.stringify(doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/eviction']), /io\.orch\.api\.policy\.v1\.Eviction/);
   });
 
   it('discovery lists the subresources with the original verbs and kinds', async () => {

@@ -18,7 +18,7 @@ function validateBinding(body: KObject, name: string): void {
   const t = isPlainObject(target) ? target : {};
   const causes = [];
   if (t['kind'] !== undefined && t['kind'] !== '' && t['kind'] !== 'Node') {
-    causes.push({ field: 'target.kind', reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(t['kind'])}: must be empty or 'Node'` });
+    causes.push({ field: 'target.kind', reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(t['kind'])}: supported values: "Node", "<empty>"` });
   }
   if (typeof t['name'] !== 'string' || t['name'] === '') causes.push({ field: 'target.name', reason: 'FieldValueRequired', message: 'Required value' });
   // The original answers these as an aggregate (a 500); a 422 on the Binding says the same without blaming the server.
