@@ -154,6 +154,19 @@ describe('pod subresources', () => {
       assert.equal(budget.status.conditions?.find((c) => c.type === 'DisruptionAllowed')?.status, 'False');
     });
 
+    it('concurrent evictions against a budget of one: exactly one goes (compare-and-swap on the budget)', async () => {
+      for (const n of ['race-a', 'race-b', 'race-c']) {
+        await createPod(n, { app: 'race' });
+        await markRunning(n);
+      }
+      await createBudget('race', 'race', 1);
+      const codes = (await Promise.all(['race-a', 'race-b', 'race-c'].map((n) => evict(n)))).map((r) => r.status).sort();
+      assert.deepEqual(codes, [201, 429, 429]);
+      const budget = (await t.request('GET', `${PDBS}/race`)).json<Budget>();
+      assert.equal(budget.status.disruptionsAllowed, 0);
+      assert.equal(Object.keys(budget.status.disruptedPods ?? {}).length, 1);
+    });
+
     it('a bound pod is deleted gracefully and carries the DisruptionTarget condition', async () => {
       await createPod('graceful', { app: 'graceful' });
       assert.equal((await t.request('POST', `${PODS}/graceful/binding`, { metadata: { name: 'graceful' }, target: { name: 'node-1' } })).status, 201);
