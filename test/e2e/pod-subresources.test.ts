@@ -301,6 +301,14 @@ describe('pod subresources', () => {
       assert.equal(after.spec.ephemeralContainers?.length, 2);
     });
 
+    it('kubectl debug adds an ephemeral container through the subresource', async () => {
+      await createPod('kubectl-debug');
+      const r = await t.kubectl(['debug', '-n', 'default', 'pod/kubectl-debug', '--image=busybox', '--container=dbg', '--target=app', '--attach=false', '-q']);
+      assert.equal(r.code, 0, r.stderr);
+      const pod = (await t.request('GET', `${PODS}/kubectl-debug`)).json<Pod>();
+      assert.deepEqual(pod.spec.ephemeralContainers?.map((c) => [c['name'], c['image'], c['targetContainerName']]), [['dbg', 'busybox', 'app']]);
+    });
+
     it('validates new ephemeral containers as the original', async () => {
       await createPod('debug-bad');
       const url = `${PODS}/debug-bad/ephemeralcontainers`;
