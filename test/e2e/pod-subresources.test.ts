@@ -318,6 +318,11 @@ describe('pod subresources', () => {
       assert.match(msg, /spec\.ephemeralContainers\[0\]\.name: Duplicate value: "app"/);
       assert.match(msg, /spec\.ephemeralContainers\[0\]\.targetContainerName: Not found: "nope"/);
       assert.match(msg, /spec\.ephemeralContainers\[0\]\.ports: Forbidden: cannot be set for an Ephemeral Container/);
+      const current = (await t.request('GET', url)).json<Pod & { spec: Record<string, unknown> }>();
+      for (const bad of ['x', [5], [null], { name: 'd' }]) {
+        const put = await t.request('PUT', url, { ...current, spec: { ...current.spec, ephemeralContainers: bad } });
+        assert.equal(put.status, 400, `${JSON.stringify(bad)}: ${put.body}`);
+      }
       const create = await t.request('POST', PODS, { metadata: { name: 'eph-on-create' }, spec: { containers: [{ name: 'a', image: 'x' }], ephemeralContainers: [{ name: 'd', image: 'x' }] } });
       assert.equal(create.status, 422, create.body);
     });

@@ -6,7 +6,8 @@
  * validateEphemeralContainers does, fields fit only for workload containers
  * (ports, probes, lifecycle, resources, ...) being forbidden.
  */
-import { cloneJson, jsonEqual, type KObject } from '../object.ts';
+import { errors } from '../../endpoints/status.ts';
+import { cloneJson, isPlainObject, jsonEqual, type KObject } from '../object.ts';
 import { fieldErrors, type FieldError } from '../strategy.ts';
 import { validateContainerCommon } from './pod-validation.ts';
 import { arr, obj, str, type JsonObject } from './util.ts';
@@ -35,6 +36,10 @@ export function keepOnlyEphemeralChanges(pod: KObject, old: KObject): void {
   next.metadata.resourceVersion = pod.metadata.resourceVersion;
   const spec = obj(next['spec']) ?? (next['spec'] = {});
   const wanted = obj(pod['spec'])?.['ephemeralContainers'];
+  // What the original's decoder refuses before any strategy runs: the list, and each entry, must have their types.
+  if (wanted !== undefined && wanted !== null && (!Array.isArray(wanted) || !wanted.every(isPlainObject))) {
+    throw errors.badRequest('spec.ephemeralContainers: must be a list of EphemeralContainer objects');
+  }
   if (wanted === undefined || wanted === null) delete spec['ephemeralContainers'];
   else spec['ephemeralContainers'] = wanted;
   for (const key of Object.keys(pod)) delete pod[key];
