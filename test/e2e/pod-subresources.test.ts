@@ -218,6 +218,19 @@ describe('pod subresources', () => {
       assert.equal((await evict('unready')).status, 201, 'unready and the budget is met: no disruption taken');
     });
 
+    it('unhealthyPodEvictionPolicy: AlwaysAllow lets an unready pod go from a broken budget; IfHealthyBudget does not', async () => {
+      for (const [app, policy, code] of [['always', 'AlwaysAllow', 201], ['ifhealthy', 'IfHealthyBudget', 429]] as const) {
+        await createPod(`unready-${app}`, { app });
+        await markRunning(`unready-${app}`, false);
+        const b = await t.request('POST', PDBS, { metadata: { name: app }, spec: { selector: { matchLabels: { app } }, minAvailable: 2, unhealthyPodEvictionPolicy: policy } });
+        assert.equal(b.status, 201, b.body);
+        await t.request('PATCH', `${PDBS}/${app}/status`, { status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 2, expectedPods: 2 } }, MERGE);
+        const r = await evict(`unready-${app}`);
+        assert.equal(r.status, code, `${policy}: ${r.body}`);
+      }
+      assert.equal((await t.request('GET', `${PDBS}/always`)).json<Budget>().status.disruptionsAllowed, 0, 'nothing taken');
+    });
+
     it('a budget whose status lags its generation is a 429 "still being processed"', async () => {
       await createPod('lagging', { app: 'lag' });
       await markRunning('lagging');
