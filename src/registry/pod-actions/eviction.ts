@@ -74,7 +74,7 @@ export const evictPod: PodAction = async (env, req) => {
     if (!isPodReady(pod) && (spec['unhealthyPodEvictionPolicy'] === 'AlwaysAllow' || (current >= desired && desired > 0))) {
       pinToReadPod = true;
     } else {
-      await takeDisruption(env, namespace, budget.metadata.name ?? '', name, req.opts.dryRun || original.dryRun);
+      await takeDisruption(env, namespace, budget.metadata.name ?? '', name, original.dryRun);
     }
   }
 
