@@ -7,6 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { encodeObject, ORCH_PROTOBUF_MEDIA_TYPE } from '../../src/protobuf/index.ts';
+import { SKIP_WITHOUT_UWS } from '../support/uws-toggle.ts';
 
 const PODS = '/api/v1/namespaces/default/pods';
 const PDBS = '/apis/policy/v1/namespaces/default/poddisruptionbudgets';
@@ -116,6 +117,15 @@ describe('pod subresources', () => {
       assert.equal(b.json<Status>().message, 'namespaces "nowhere" not found');
       const e = await t.request('POST', '/api/v1/namespaces/nowhere/pods/p/eviction', { kind: 'Eviction', metadata: { name: 'p' } });
       assert.equal(e.json<Status>().message, 'namespaces "nowhere" not found');
+    });
+
+    it('the uWS front end serves the same POSTs', { skip: SKIP_WITHOUT_UWS }, async () => {
+      await createPod('bind-uws');
+      const b = await t.request('POST', `${PODS}/bind-uws/binding`, { metadata: { name: 'bind-uws' }, target: { name: 'node-u' } }, { uws: true, as: 'token' });
+      assert.equal(b.status, 201, b.body);
+      const e = await t.request('POST', `${PODS}/bind-uws/eviction`, { kind: 'Eviction', metadata: { name: 'bind-uws' }, deleteOptions: { dryRun: ['All'] } }, { uws: true, as: 'token' });
+      assert.equal(e.status, 201, e.body);
+      assert.equal((await t.request('POST', `${PODS}/bind-uws/eviction`, '{', { uws: true, as: 'token', headers: { 'content-type': 'application/json' } })).status, 400);
     });
 
     it('a dry-run binding writes nothing', async () => {
