@@ -2,6 +2,14 @@
  * The PodDisruptionBudget side of an eviction: which budgets select a pod
  * (getPodDisruptionBudgets) and taking one disruption from a budget
  * (checkAndDecrement), by compare-and-swap on the budget's status.
+ *
+ * The status itself (disruptionsAllowed, currentHealthy, desiredHealthy,
+ * expectedPods, observedGeneration) is a disruption controller's to write, as
+ * in the original, where kube-controller-manager computes it from the pods
+ * and their controllers' scale. This server does not: a second writer would
+ * fight the real controller, and a budget the controller has not seen yet
+ * (observedGeneration behind generation) refuses evictions with a 429, which
+ * is what the original answers without its controller too.
  */
 import { errors, type StatusError } from '../../endpoints/status.ts';
 import { isPlainObject, nowRfc3339, type KObject } from '../object.ts';
