@@ -22,7 +22,7 @@ import { errors, StatusError } from './status.ts';
 import { serveWatch, type WatchLimits } from './watch-handler.ts';
 import { checkDryRun, checkFieldManager, checkFieldValidation, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from './query-params.ts';
 import { getScale, updateScale } from './scale.ts';
-import { podActionFor, type PodAction } from '../registry/pod-actions/index.ts';
+import { podActionBodyKind, podActionFor, type PodAction } from '../registry/pod-actions/index.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
 import { parseFieldValidation, type DecodeTarget, type WriteOptionsKind } from '../typed/index.ts';
@@ -260,7 +260,7 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
 
 /** A POST answered by a pod action (binding, eviction): its body is another kind, its answer a Status. */
 async function serveAction(ctx: RequestContext, deps: ResourceHandlerDeps, action: PodAction, rt: ResourceType, info: RequestInfo): Promise<void> {
-  const body = await readObject(ctx);
+  const body = await readObject(ctx, decodeTarget(ctx, deps, 'CreateOptions', podActionBodyKind(action)));
   const req = { rt, subresource: info.subresource, namespace: info.namespace, name: info.name, body, opts: writeOptions(ctx) };
   const res = await action({ store: deps.store, registry: deps.registry }, req);
   writeBytes(ctx, res.status, encoder.encode(JSON.stringify(res.body)));
