@@ -42,7 +42,7 @@ import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
 import { loadUws } from '../frontends/uws-loader.ts';
 import type { Frontend } from '../frontends/frontend.ts';
-import type { ApiRequest, ApiResponse } from './http.ts';
+import type { ApiRequest, ApiResponse, RequestHandler } from './http.ts';
 
 export const SYSTEM_NAMESPACES = ['default', 'orch-system', 'orch-public', 'orch-node-lease'] as const;
 
@@ -54,6 +54,8 @@ export interface RunningServer {
   readonly router: ShardRouter;
   readonly registry: ResourceRegistry;
   readonly health: HealthChecks;
+  /** The request pipeline both front ends call: for in-process drivers (the fuzz harness). */
+  readonly handler: RequestHandler;
   close(): Promise<void>;
 }
 
@@ -235,6 +237,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       router,
       registry,
       health,
+      handler,
       close: async () => {
         health.markShuttingDown();
         await closeAll();

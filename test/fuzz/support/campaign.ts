@@ -1,0 +1,116 @@
+/**
+ * A fuzz campaign: cases drawn by fast-check from one seed, each sent over a
+ * transport drawn with it (so seed and path replay the same request over the
+ * same transport), with a liveness check every so often. Two modes:
+ * `assert` stops at the first failure and lets fast-check print the seed and
+ * path that replay it (the npm test); `collect` keeps going and groups
+ * failures into classes with the first repro of each (the long runner).
+ */
+import fc from 'fast-check';
+import { builtinResourceTypes } from '../../../src/registry/catalog/index.ts';
+import { ResourceRegistry } from '../../../src/registry/registry.ts';
+import type { FuzzTarget, Transport } from './driver.ts';
+import { caseArb, describeCase, type FuzzCase } from './requests.ts';
+import { SeedSchemas } from './schema-values.ts';
+
+export interface CampaignOptions {
+  readonly runs: number;
+  readonly seed: number;
+  /** fast-check replay path (`FUZZ_PATH`), from a failure report. */
+  readonly path?: string | undefined;
+  /** Shares of cases sent over HTTP to each front end (the rest go in-process). */
+  readonly httpShare: { readonly node: number; readonly uws: number };
+  readonly mode: 'assert' | 'collect';
+  /** Shrink a failure (assert mode); slower, and server state makes shrinking approximate. */
+  readonly shrink?: boolean;
+  /** Check readyz and the shard threads every this many cases. */
+  readonly livenessEvery?: number;
+  readonly onProgress?: (done: number, stats: CampaignStats) => void;
+}
+
+export interface FailureClass {
+  readonly signature: string;
+  count: number;
+  readonly first: { readonly index: number; readonly transport: Transport; readonly problems: readonly string[]; readonly repro: string };
+}
+
+export interface CampaignStats {
+  cases: number;
+  skipped: number;
+  byTransport: Record<Transport, number>;
+  failures: Map<string, FailureClass>;
+  seconds: number;
+}
+
+export class CaseFailure extends Error {}
+
+/** Problems with volatile parts (numbers, quoted text) blanked, plus what was sent: one class per kind of failure. */
+export function signatureOf(c: FuzzCase, transport: Transport, problem: string): string {
+  const shape = c.op.split(':')[0];
+  // Representation differences group by which side lost or gained a value, not by the path.
+  const diff = /^read-back: Protobuf and JSON differ: .*: protobuf (.*) vs json (.*)$/.exec(problem);
+  if (diff !== null) {
+    const side = diff[1] === 'undefined' ? 'only in JSON' : diff[2] === 'undefined' ? 'only in Protobuf' : 'values differ';
+    return `read-back Protobuf/JSON: a field ${side}`;
+  }
+  const normal = problem
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/\d+/g, 'N')
+    .replace(/: [^:]{80,}$/, ': …')
+    .slice(0, 160);
+  return `${shape} ${c.body?.label.split(':')[0] ?? 'no-body'} ${transport === 'inprocess' ? '' : `[${transport}] `}${normal}`;
+}
+
+export function fuzzArbitrary(target: FuzzTarget, share: CampaignOptions['httpShare']): fc.Arbitrary<{ c: FuzzCase; transport: Transport }> {
+  const registry = new ResourceRegistry(builtinResourceTypes, {});
+  const types = registry.types;
+  const ctx = { types, seeds: new SeedSchemas(types), token: target.token };
+  const perMille = (x: number): number => Math.round(x * 1000);
+  const inprocess = Math.max(1, 1000 - perMille(share.node) - perMille(share.uws));
+  const transports: { weight: number; arbitrary: fc.Arbitrary<Transport> }[] = [{ weight: inprocess, arbitrary: fc.constant('inprocess' as const) }];
+  if (share.node > 0) transports.push({ weight: perMille(share.node), arbitrary: fc.constant('node' as const) });
+  if (share.uws > 0) transports.push({ weight: perMille(share.uws), arbitrary: fc.constant('uws' as const) });
+  return fc.record({ c: caseArb(ctx), transport: fc.oneof(...transports) });
+}
+
+export async function runCampaign(target: FuzzTarget, opts: CampaignOptions): Promise<CampaignStats> {
+  const stats: CampaignStats = { cases: 0, skipped: 0, byTransport: { inprocess: 0, node: 0, uws: 0 }, failures: new Map(), seconds: 0 };
+  const started = performance.now();
+  const livenessEvery = opts.livenessEvery ?? 2_000;
+  let index = 0;
+  const property = fc.asyncProperty(fuzzArbitrary(target, opts.httpShare), async ({ c, transport }) => {
+    const i = index++;
+    const result = await target.run(c, transport);
+    stats.cases++;
+    stats.byTransport[transport]++;
+    if (result.skipped) stats.skipped++;
+    const problems = [...result.problems];
+    if ((i + 1) % livenessEvery === 0) problems.push(...(await target.alive()));
+    if (opts.onProgress !== undefined && (i + 1) % 1_000 === 0) opts.onProgress(i + 1, { ...stats, seconds: (performance.now() - started) / 1000 });
+    if (problems.length === 0) return;
+    if (opts.mode === 'assert') throw new CaseFailure(`${problems.join('\n')}\nover ${transport}:\n${describeCase(c)}`);
+    for (const p of problems) {
+      const signature = signatureOf(c, transport, p);
+      const known = stats.failures.get(signature);
+      if (known !== undefined) known.count++;
+      else stats.failures.set(signature, { signature, count: 1, first: { index: i, transport, problems, repro: describeCase(c) } });
+    }
+  });
+  const params: fc.Parameters<[{ c: FuzzCase; transport: Transport }]> = {
+    seed: opts.seed,
+    numRuns: opts.runs,
+    endOnFailure: !(opts.shrink ?? false),
+    ...(opts.path === undefined ? {} : { path: opts.path }),
+  };
+  try {
+    await fc.assert(property, params);
+  } finally {
+    stats.seconds = (performance.now() - started) / 1000;
+  }
+  const last = await target.alive();
+  if (last.length > 0) {
+    if (opts.mode === 'assert') throw new CaseFailure(`the server is not alive after the campaign: ${last.join('; ')}`);
+    stats.failures.set('liveness', { signature: 'liveness', count: 1, first: { index, transport: 'inprocess', problems: last, repro: '(after the campaign)' } });
+  }
+  return stats;
+}
