@@ -61,10 +61,10 @@ export function signatureOf(c: FuzzCase, transport: Transport, problem: string):
   return `${shape} ${c.body?.label.split(':')[0] ?? 'no-body'} ${transport === 'inprocess' ? '' : `[${transport}] `}${normal}`;
 }
 
-export function fuzzArbitrary(target: FuzzTarget, share: CampaignOptions['httpShare']): fc.Arbitrary<{ c: FuzzCase; transport: Transport }> {
+export function fuzzArbitrary(share: CampaignOptions['httpShare']): fc.Arbitrary<{ c: FuzzCase; transport: Transport }> {
   const registry = new ResourceRegistry(builtinResourceTypes, {});
   const types = registry.types;
-  const ctx = { types, seeds: new SeedSchemas(types), token: target.token };
+  const ctx = { types, seeds: new SeedSchemas(types) };
   const perMille = (x: number): number => Math.round(x * 1000);
   const inprocess = Math.max(1, 1000 - perMille(share.node) - perMille(share.uws));
   const transports: { weight: number; arbitrary: fc.Arbitrary<Transport> }[] = [{ weight: inprocess, arbitrary: fc.constant('inprocess' as const) }];
@@ -73,27 +73,55 @@ export function fuzzArbitrary(target: FuzzTarget, share: CampaignOptions['httpSh
   return fc.record({ c: caseArb(ctx), transport: fc.oneof(...transports) });
 }
 
-export async function runCampaign(target: FuzzTarget, opts: CampaignOptions): Promise<CampaignStats> {
+/** Describes an uncaught error for a report: its message and the top of its stack. */
+function crashText(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  return `${err.name}: ${err.message} ${(err.stack ?? '').split('\n').slice(1, 4).map((l) => l.trim()).join(' < ')}`;
+}
+
+/**
+ * Runs a campaign against servers from `start`. An uncaught error while a
+ * case runs is that case's failure ("crash"): the server lives in this
+ * process, so the harness listens for it; in collect mode the server is then
+ * replaced by a fresh one and the campaign goes on.
+ */
+export async function runCampaign(start: () => Promise<FuzzTarget>, opts: CampaignOptions): Promise<CampaignStats> {
   const stats: CampaignStats = { cases: 0, skipped: 0, byTransport: { inprocess: 0, node: 0, uws: 0 }, failures: new Map(), seconds: 0 };
   const started = performance.now();
   const livenessEvery = opts.livenessEvery ?? 2_000;
+  const crashes: unknown[] = [];
+  const onCrash = (err: unknown): void => void crashes.push(err);
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  let target = await start();
   let index = 0;
-  const property = fc.asyncProperty(fuzzArbitrary(target, opts.httpShare), async ({ c, transport }) => {
+  const record = (i: number, c: FuzzCase, transport: Transport, problems: string[]): void => {
+    for (const p of problems) {
+      const signature = signatureOf(c, transport, p);
+      const known = stats.failures.get(signature);
+      if (known !== undefined) known.count++;
+      else stats.failures.set(signature, { signature, count: 1, first: { index: i, transport, problems, repro: describeCase(c) } });
+    }
+  };
+  const property = fc.asyncProperty(fuzzArbitrary(opts.httpShare), async ({ c, transport }) => {
     const i = index++;
     const result = await target.run(c, transport);
     stats.cases++;
     stats.byTransport[transport]++;
     if (result.skipped) stats.skipped++;
     const problems = [...result.problems];
-    if ((i + 1) % livenessEvery === 0) problems.push(...(await target.alive()));
+    // Give an error thrown from a worker's message a turn to arrive before judging the case.
+    if (crashes.length === 0) await new Promise<void>((r) => setImmediate(r));
+    const crashed = crashes.length > 0;
+    if (crashed) problems.push(...crashes.splice(0).map((e) => `crash: uncaught ${crashText(e)}`));
+    else if ((i + 1) % livenessEvery === 0) problems.push(...(await target.alive()));
     if (opts.onProgress !== undefined && (i + 1) % 1_000 === 0) opts.onProgress(i + 1, { ...stats, seconds: (performance.now() - started) / 1000 });
     if (problems.length === 0) return;
     if (opts.mode === 'assert') throw new CaseFailure(`${problems.join('\n')}\nover ${transport}:\n${describeCase(c)}`);
-    for (const p of problems) {
-      const signature = signatureOf(c, transport, p);
-      const known = stats.failures.get(signature);
-      if (known !== undefined) known.count++;
-      else stats.failures.set(signature, { signature, count: 1, first: { index: i, transport, problems, repro: describeCase(c) } });
+    record(i, c, transport, problems);
+    if (crashed) {
+      await target.stop();
+      target = await start();
     }
   });
   const params: fc.Parameters<[{ c: FuzzCase; transport: Transport }]> = {
@@ -104,13 +132,16 @@ export async function runCampaign(target: FuzzTarget, opts: CampaignOptions): Pr
   };
   try {
     await fc.assert(property, params);
+    const last = await target.alive();
+    if (last.length > 0) {
+      if (opts.mode === 'assert') throw new CaseFailure(`the server is not alive after the campaign: ${last.join('; ')}`);
+      stats.failures.set('liveness', { signature: 'liveness', count: 1, first: { index, transport: 'inprocess', problems: last, repro: '(after the campaign)' } });
+    }
   } finally {
     stats.seconds = (performance.now() - started) / 1000;
-  }
-  const last = await target.alive();
-  if (last.length > 0) {
-    if (opts.mode === 'assert') throw new CaseFailure(`the server is not alive after the campaign: ${last.join('; ')}`);
-    stats.failures.set('liveness', { signature: 'liveness', count: 1, first: { index, transport: 'inprocess', problems: last, repro: '(after the campaign)' } });
+    await target.stop();
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
   }
   return stats;
 }

@@ -67,24 +67,37 @@ export function statusProblems(status: number, v: unknown): string[] {
   return p;
 }
 
-/**
- * Checks an answer. `resourcePath` says the path is under /api or /apis,
- * where every success is a typed object (non-resource paths such as /metrics
- * answer text).
- */
-export function checkAnswer(a: Answer, opts: { resourcePath: boolean; watch: boolean; method: string }): Verdict {
+export interface AnswerContext {
+  /** The path is under /api or /apis: every success is a typed object. */
+  readonly resourcePath: boolean;
+  /** The path is one the API answers with Status failures: not /healthz, /livez, /readyz, /metrics, /openapi. */
+  readonly apiPath: boolean;
+  readonly watch: boolean;
+  readonly method: string;
+  readonly hasResourceVersion: boolean;
+}
+
+/** Checks an answer. */
+export function checkAnswer(a: Answer, opts: AnswerContext): Verdict {
   const problems: string[] = [];
   let json: Record<string, unknown> | undefined;
   const type = a.contentType.split(';')[0]!.trim().toLowerCase();
   // Redirects and Not Modified only for documents outside the API (the OpenAPI v3 hash redirect, ETags).
   const redirect = a.status === 301 || a.status === 302 || a.status === 304;
   if (a.status < 200 || (a.status >= 300 && a.status < 400 && (opts.resourcePath || !redirect)) || a.status > 599) problems.push(`unexpected HTTP status ${a.status}`);
+  if (a.status >= 400 && !opts.apiPath) {
+    // Health, metrics and OpenAPI documents answer failures in text, as the original's handlers do.
+    if (a.status >= 500 && a.status !== 503) problems.push(`server error ${a.status} for client input`);
+    return { problems, json };
+  }
   if (a.status >= 400) {
     if (type !== 'application/json') problems.push(`failure with content-type ${JSON.stringify(a.contentType)}`);
     const v = parseJson(a.body);
     problems.push(...statusProblems(a.status, v));
     if (isObject(v)) json = v;
-    if (a.status >= 500) problems.push(`server error ${a.status} ${isObject(v) ? String(v['reason']) : ''} for client input`);
+    // The original answers a resourceVersion it has not reached yet with 504 Timeout ("Too large resource version").
+    const tooLargeRv = a.status === 504 && isObject(v) && v['reason'] === 'Timeout' && opts.hasResourceVersion;
+    if (a.status >= 500 && !tooLargeRv) problems.push(`server error ${a.status} ${isObject(v) ? String(v['reason']) : ''} for client input`);
     return { problems, json };
   }
   if (a.status >= 300) return { problems, json };
@@ -109,7 +122,8 @@ export function checkAnswer(a: Answer, opts: { resourcePath: boolean; watch: boo
   }
   json = v;
   if (typeof v['kind'] !== 'string' || v['kind'] === '') problems.push('success object has no kind');
-  if (typeof v['apiVersion'] !== 'string' || v['apiVersion'] === '') problems.push('success object has no apiVersion');
+  // The original's /api discovery document (APIVersions) is the one object served without apiVersion.
+  if ((typeof v['apiVersion'] !== 'string' || v['apiVersion'] === '') && v['kind'] !== 'APIVersions') problems.push('success object has no apiVersion');
   if (v['kind'] === 'Status' && v['status'] !== 'Success') problems.push(`2xx Status with status ${JSON.stringify(v['status'])}`);
   return { problems, json };
 }

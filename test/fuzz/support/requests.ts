@@ -96,10 +96,20 @@ const QUERY_VALUES = [
   'a=' + 'x'.repeat(70), '((((', '%', '%zz', '\u00e9', '\u0000', 'x'.repeat(10_000), 'fuzz', 'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MX0',
 ] as const;
 
-const queryArb = fc.array(
-  fc.tuple(fc.constantFrom(...QUERY_KEYS), fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...QUERY_VALUES) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) })),
-  { maxLength: 4 },
+/**
+ * A resourceVersion the store has not reached makes a read wait (3 s in the
+ * original) before its 504: mostly values that answer at once, now and then
+ * one that waits.
+ */
+const RESOURCE_VERSIONS = ['', '0', '1', 'abc', '-1', '1e3', ' 1', '0x10', '01', '\u0000'] as const;
+
+const queryValueArb = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...QUERY_VALUES) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) });
+const queryPairArb: fc.Arbitrary<readonly [string, string]> = fc.oneof(
+  { weight: 20, arbitrary: fc.tuple(fc.constantFrom(...QUERY_KEYS.filter((k) => k !== 'resourceVersion')), queryValueArb) },
+  { weight: 2, arbitrary: fc.tuple(fc.constant('resourceVersion'), fc.constantFrom(...RESOURCE_VERSIONS)) },
+  { weight: 1, arbitrary: fc.tuple(fc.constant('resourceVersion'), queryValueArb) },
 );
+const queryArb = fc.array(queryPairArb, { maxLength: 4 });
 
 function queryString(pairs: readonly (readonly [string, string])[], raw: boolean): string {
   if (pairs.length === 0) return '';
@@ -152,9 +162,9 @@ const headerPlanArb: fc.Arbitrary<HeaderPlan> = fc.record({
   auth: fc.oneof({ weight: 40, arbitrary: fc.constant('token' as const) }, { weight: 1, arbitrary: fc.constantFrom('none' as const, 'garbage' as const) }),
 });
 
-function headersFor(plan: HeaderPlan, token: string, body: Body | null): [string, string][] {
+function headersFor(plan: HeaderPlan, body: Body | null): [string, string][] {
   const h: [string, string][] = [];
-  if (plan.auth === 'token') h.push(['authorization', `Bearer ${token}`]);
+  if (plan.auth === 'token') h.push(['authorization', `Bearer ${TOKEN_PLACEHOLDER}`]);
   else if (plan.auth === 'garbage') h.push(['authorization', 'Bearer not-a-token']);
   if (plan.accept !== null) h.push(['accept', ACCEPTS[plan.accept]!]);
   if (body !== null) h.push(['content-type', CONTENT_TYPE_DAMAGE[plan.contentType]!(body.contentType)]);
@@ -167,9 +177,10 @@ function headersFor(plan: HeaderPlan, token: string, body: Body | null): [string
 export interface CaseContext {
   readonly types: readonly ResourceType[];
   readonly seeds: SeedSchemas;
-  /** The bearer token the harness authenticates with. */
-  readonly token: string;
 }
+
+/** Stands for the admin bearer token in generated headers; the driver puts in the running server's token. */
+export const TOKEN_PLACEHOLDER = '<admin-token>';
 
 type Shape = 'create' | 'createProtobuf' | 'createYaml' | 'update' | 'mergePatch' | 'jsonPatch' | 'strategicPatch' | 'apply' | 'get' | 'list' | 'watch' | 'delete' | 'deleteCollection' | 'subresource' | 'oddMethod' | 'nonResource';
 
@@ -201,7 +212,7 @@ export function caseArb(ctx: CaseContext): fc.Arbitrary<FuzzCase> {
     .chain((p) => {
       const seed = seedArb(ctx, p.rt, p.name);
       const body: fc.Arbitrary<Body | null> = bodyArb(p.shape, p.rt, seed);
-      return body.map((b) => buildCase(ctx, p, b));
+      return body.map((b) => buildCase(p, b));
     });
 }
 
@@ -259,7 +270,7 @@ interface Plan {
   readonly pick: number;
 }
 
-function buildCase(ctx: CaseContext, p: Plan, body: Body | null): FuzzCase {
+function buildCase(p: Plan, body: Body | null): FuzzCase {
   const { rt, namespace, name } = p;
   const query: (readonly [string, string])[] = [...p.query];
   let method = 'GET';
@@ -316,10 +327,11 @@ function buildCase(ctx: CaseContext, p: Plan, body: Body | null): FuzzCase {
       path = NON_RESOURCE[p.pick % NON_RESOURCE.length]!;
       break;
   }
-  // A watch=true query on any GET makes it a watch too.
-  if (method === 'GET' && query.some(([k, v]) => k === 'watch' && v !== '' && v !== 'false' && v !== '0')) watch = true;
+  // A watch query on a GET makes it a watch, with the original's reading of a boolean parameter:
+  // anything but 0, f, false, n, no (any case) is true, the empty string included.
+  if (method.toUpperCase() === 'GET' && query.some(([k, v]) => k === 'watch' && !/^(0|f|false|n|no)$/i.test(v))) watch = true;
   const damaged = damagePath(path, p.pathDamage);
-  if (damaged.includes('/watch/')) watch = method === 'GET' || watch;
+  if (damaged.includes('/watch/')) watch = method.toUpperCase() === 'GET' || watch;
   const bodyFor = method === 'GET' && p.shape !== 'subresource' && p.shape !== 'oddMethod' ? null : body;
   const dryRun = query.some(([k]) => k === 'dryRun') || (bodyFor?.label === 'delete-options');
   const url = damaged + queryString(query, p.rawQuery);
@@ -328,7 +340,7 @@ function buildCase(ctx: CaseContext, p: Plan, body: Body | null): FuzzCase {
     op: `${p.shape}:${rt.resource}`,
     method,
     url,
-    headers: headersFor(p.headers, ctx.token, bodyFor),
+    headers: headersFor(p.headers, bodyFor),
     body: bodyFor,
     target: sameTarget ? { rt, namespace } : null,
     watch,
