@@ -214,6 +214,8 @@ export class FuzzTarget {
     const meta = written['metadata'] as Record<string, unknown> | undefined;
     const name = meta?.['name'];
     if (typeof name !== 'string' || name === '') return [];
+    // An update that takes the last finalizer off an object being deleted deletes it (and answers 200 with it).
+    if (meta?.['deletionTimestamp'] !== undefined) return [];
     const { rt, namespace } = c.target;
     const url = itemPath(rt, namespace, name);
     const problems: string[] = [];

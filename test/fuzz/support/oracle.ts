@@ -85,6 +85,8 @@ export function checkAnswer(a: Answer, opts: AnswerContext): Verdict {
   // Redirects and Not Modified only for documents outside the API (the OpenAPI v3 hash redirect, ETags).
   const redirect = a.status === 301 || a.status === 302 || a.status === 304;
   if (a.status < 200 || (a.status >= 300 && a.status < 400 && (opts.resourcePath || !redirect)) || a.status > 599) problems.push(`unexpected HTTP status ${a.status}`);
+  // A HEAD answer has no body to judge.
+  if (opts.method === 'HEAD') return { problems, json };
   if (a.status >= 400 && !opts.apiPath) {
     // Health, metrics and OpenAPI documents answer failures in text, as the original's handlers do.
     if (a.status >= 500 && a.status !== 503) problems.push(`server error ${a.status} for client input`);
