@@ -18,7 +18,7 @@ const settings = fuzzSettings({ runs: 20_000, node: 0.025, uws: 0.025 });
 
 test(`fuzz: ${settings.runs} cases, seed ${settings.seed}`, { timeout: 15 * 60_000 }, async (t) => {
   t.diagnostic(`FUZZ_SEED=${settings.seed}${settings.path === undefined ? '' : ` FUZZ_PATH=${settings.path}`}`);
-  process.stdout.write(`# fuzz seed ${settings.seed} (replay: FUZZ_SEED=${settings.seed})\n`);
+  process.stdout.write(`fuzz seed ${settings.seed} (replay: FUZZ_SEED=${settings.seed})\n`);
   const stats = await runCampaign(() => FuzzTarget.start(), {
     runs: settings.runs,
     seed: settings.seed,

@@ -128,6 +128,8 @@ export async function runCampaign(start: () => Promise<FuzzTarget>, opts: Campai
     seed: opts.seed,
     numRuns: opts.runs,
     endOnFailure: !(opts.shrink ?? false),
+    // The problems found are the report: without this fast-check prints only the counterexample.
+    includeErrorInReport: true,
     ...(opts.path === undefined ? {} : { path: opts.path }),
   };
   try {
