@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkAnswer, type AnswerContext } from './support/oracle.ts';
+import { PANIC_MESSAGE } from '../../src/server/filters/write-status.ts';
 import { applyMutations, DuplicateKeys, RawJson, toJsonText } from './support/mutate.ts';
 
 const api: AnswerContext = { resourcePath: true, apiPath: true, watch: false, method: 'GET', hasResourceVersion: false };
@@ -21,10 +22,14 @@ test('a well-formed Status and a typed object pass', () => {
 test('malformed failures are flagged', () => {
   assert.ok(checkAnswer(answer(404, status(400, 'NotFound')), api).problems.some((p) => p.includes('differs from HTTP')));
   assert.ok(checkAnswer(answer(409, status(409, 'NotFound')), api).problems.some((p) => p.includes('does not go with')));
-  assert.ok(checkAnswer(answer(400, status(400, '')), api).problems.some((p) => p.includes('unknown reason')));
+  assert.ok(checkAnswer(answer(400, status(400, '')), api).problems.some((p) => p.includes('does not go with')));
+  assert.ok(checkAnswer(answer(400, status(400, 'Nope')), api).problems.some((p) => p.includes('unknown reason')));
   assert.ok(checkAnswer(answer(400, status(400, 'BadRequest', { message: '' })), api).problems.some((p) => p.includes('no message')));
   assert.ok(checkAnswer(answer(400, 'bad', 'text/plain'), api).problems.length >= 2);
   assert.ok(checkAnswer(answer(500, status(500, 'InternalError')), api).problems.some((p) => p.includes('server error')));
+  assert.ok(checkAnswer(answer(500, status(500, '', { message: PANIC_MESSAGE })), api).problems.some((p) => p.includes('server error')));
+  // The original's unconverted-error answer (reason "", its own message) is well-formed.
+  assert.deepEqual(checkAnswer(answer(500, status(500, '', { message: 'map: map[$patch:delete] does not contain declared merge key: name' })), api).problems, []);
   assert.ok(checkAnswer(answer(302, ''), api).problems.some((p) => p.includes('unexpected HTTP status')));
 });
 

@@ -6,6 +6,7 @@
  * is a finding too: the original answers bad input with a 4xx.
  */
 import { decodeObject, isProtobufMediaType } from '../../../src/protobuf/index.ts';
+import { PANIC_MESSAGE } from '../../../src/server/filters/write-status.ts';
 
 /** Status reasons and the HTTP codes each may carry (apimachinery/pkg/api/errors). */
 export const REASON_CODES: Readonly<Record<string, readonly number[]>> = {
@@ -27,6 +28,8 @@ export const REASON_CODES: Readonly<Record<string, readonly number[]>> = {
   ServerTimeout: [500],
   ServiceUnavailable: [503],
   Timeout: [504],
+  // StatusReasonUnknown: the original's answer for an error no handler converted (ErrorToAPIStatus), always 500.
+  '': [500],
 };
 
 export interface Verdict {
@@ -99,7 +102,10 @@ export function checkAnswer(a: Answer, opts: AnswerContext): Verdict {
     if (isObject(v)) json = v;
     // The original answers a resourceVersion it has not reached yet with 504 Timeout ("Too large resource version").
     const tooLargeRv = a.status === 504 && isObject(v) && v['reason'] === 'Timeout' && opts.hasResourceVersion;
-    if (a.status >= 500 && !tooLargeRv) problems.push(`server error ${a.status} ${isObject(v) ? String(v['reason']) : ''} for client input`);
+    // A 500 with reason "" and its own message is the original's own answer for such errors (strategic merge
+    // patch's "does not contain declared merge key", for one); the generic panic 500 is not.
+    const originalsUnknown = a.status === 500 && isObject(v) && v['reason'] === '' && v['message'] !== PANIC_MESSAGE;
+    if (a.status >= 500 && !tooLargeRv && !originalsUnknown) problems.push(`server error ${a.status} ${isObject(v) ? String(v['reason']) : ''} for client input`);
     return { problems, json };
   }
   if (a.status >= 300) return { problems, json };

@@ -329,9 +329,11 @@ function buildCase(p: Plan, body: Body | null): FuzzCase {
   }
   // A watch query on a GET makes it a watch, with the original's reading of a boolean parameter:
   // anything but 0, f, false, n, no (any case) is true, the empty string included.
-  if (method.toUpperCase() === 'GET' && query.some(([k, v]) => k === 'watch' && !/^(0|f|false|n|no)$/i.test(v))) watch = true;
+  // HEAD reads as GET (the request-info filter gives both the get/list/watch verbs).
+  const reads = method.toUpperCase() === 'GET' || method.toUpperCase() === 'HEAD';
+  if (reads && query.some(([k, v]) => k === 'watch' && !/^(0|f|false|n|no)$/i.test(v))) watch = true;
   const damaged = damagePath(path, p.pathDamage);
-  if (damaged.includes('/watch/')) watch = method.toUpperCase() === 'GET' || watch;
+  if (damaged.includes('/watch/')) watch = reads || watch;
   const bodyFor = method === 'GET' && p.shape !== 'subresource' && p.shape !== 'oddMethod' ? null : body;
   const dryRun = query.some(([k]) => k === 'dryRun') || (bodyFor?.label === 'delete-options');
   const url = damaged + queryString(query, p.rawQuery);
