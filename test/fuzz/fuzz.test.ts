@@ -9,12 +9,18 @@
  * with `FUZZ_SEED=<seed> FUZZ_PATH=<path> node --import tsx --test test/fuzz/fuzz.test.ts`.
  * Long runs: `npm run fuzz` (loadtest/fuzz/run.ts).
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { FuzzTarget } from './support/driver.ts';
 import { runCampaign } from './support/campaign.ts';
 import { fuzzSettings } from './support/settings.ts';
 
 const settings = fuzzSettings({ runs: 20_000, node: 0.025, uws: 0.025 });
+
+// A case that hung (reported as a failure) can leave a request or connection open in the stopped server; an
+// unref'd timer fires only if something else still holds the process, so a clean run exits as usual.
+after(() => {
+  setTimeout(() => process.exit(), 2_000).unref();
+});
 
 test(`fuzz: ${settings.runs} cases, seed ${settings.seed}`, { timeout: 15 * 60_000 }, async (t) => {
   t.diagnostic(`FUZZ_SEED=${settings.seed}${settings.path === undefined ? '' : ` FUZZ_PATH=${settings.path}`}`);

@@ -23,6 +23,11 @@ export interface CampaignOptions {
   readonly mode: 'assert' | 'collect';
   /** Shrink a failure (assert mode); slower, and server state makes shrinking approximate. */
   readonly shrink?: boolean;
+  /**
+   * Replace the server with a fresh one (new data dir) every this many cases: bounds what a long run stores
+   * (objects under random names accumulate), at the price of making replays past a restart start from empty.
+   */
+  readonly restartEvery?: number;
   /** Check readyz and the shard threads every this many cases. */
   readonly livenessEvery?: number;
   readonly onProgress?: (done: number, stats: CampaignStats) => void;
@@ -124,6 +129,13 @@ export async function runCampaign(start: () => Promise<FuzzTarget>, opts: Campai
       target = await start();
     }
   });
+  const restartEvery = opts.restartEvery ?? 0;
+  const restarting = restartEvery <= 0 ? property : property.afterEach(async () => {
+    if (index % restartEvery === 0) {
+      await target.stop();
+      target = await start();
+    }
+  });
   const params: fc.Parameters<[{ c: FuzzCase; transport: Transport }]> = {
     seed: opts.seed,
     numRuns: opts.runs,
@@ -133,7 +145,7 @@ export async function runCampaign(start: () => Promise<FuzzTarget>, opts: Campai
     ...(opts.path === undefined ? {} : { path: opts.path }),
   };
   try {
-    await fc.assert(property, params);
+    await fc.assert(restarting, params);
     const last = await target.alive();
     if (last.length > 0) {
       if (opts.mode === 'assert') throw new CaseFailure(`the server is not alive after the campaign: ${last.join('; ')}`);
