@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServerOptions } from './options.ts';
+import type { RequestHandler } from './http.ts';
 import { runtimeEnabled } from './options.ts';
 import { RequestContext } from './context.ts';
 import { buildHandlerChain } from './chain.ts';
@@ -42,7 +43,7 @@ import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
 import { loadUws } from '../frontends/uws-loader.ts';
 import type { Frontend } from '../frontends/frontend.ts';
-import type { ApiRequest, ApiResponse, RequestHandler } from './http.ts';
+import type { ApiRequest, ApiResponse } from './http.ts';
 
 export const SYSTEM_NAMESPACES = ['default', 'orch-system', 'orch-public', 'orch-node-lease'] as const;
 
