@@ -233,8 +233,8 @@ export class FuzzTarget {
       else {
         try {
           const decoded = decodeObject(pb.body).object;
-          // Compared without empty maps, lists and structs: Protobuf cannot tell empty from absent,
-          // and that JSON keeps `{}`/`[]` where the original omits them is reported apart (fuzz-findings.md).
+          // Compared without empty strings, maps, lists and structs: Protobuf cannot tell empty from absent,
+          // and that JSON keeps `""`/`{}`/`[]` where the original omits them is reported apart (fuzz-findings.md).
           const fromPb = withoutEmpties(JSON.parse(JSON.stringify(decoded)));
           const fromJson = withoutEmpties(stored);
           if (!isDeepStrictEqual(fromPb, fromJson)) problems.push(`read-back: Protobuf and JSON differ: ${firstDifference(fromPb, fromJson)}`);
@@ -253,14 +253,18 @@ export class FuzzTarget {
   }
 }
 
-/** A JSON value with empty objects, empty arrays and nulls removed (recursively, bottom up). */
+/**
+ * A JSON value with empty strings, empty objects, empty arrays and nulls removed (recursively, bottom up):
+ * the zero values whose presence JSON and Protobuf encode differently. Numbers and booleans stay (a lost
+ * `replicas: 0` is a real difference).
+ */
 export function withoutEmpties(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutEmpties);
   if (typeof v !== 'object' || v === null) return v;
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
     const y = withoutEmpties(x);
-    if (y === null || (Array.isArray(y) && y.length === 0) || (typeof y === 'object' && y !== null && !Array.isArray(y) && Object.keys(y).length === 0)) continue;
+    if (y === null || y === '' || (Array.isArray(y) && y.length === 0) || (typeof y === 'object' && y !== null && !Array.isArray(y) && Object.keys(y).length === 0)) continue;
     out[k] = y;
   }
   return out;
