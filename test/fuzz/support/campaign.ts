@@ -99,7 +99,8 @@ export async function runCampaign(start: () => Promise<FuzzTarget>, opts: Campai
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   let target = await start();
-  let index = 0;
+  // The fast-check path of a case run without shrinking is its index; a replay starts at the given one.
+  let index = opts.path === undefined ? 0 : Number(opts.path.split(':')[0]) || 0;
   const record = (i: number, c: FuzzCase, transport: Transport, problems: string[]): void => {
     for (const p of problems) {
       const signature = signatureOf(c, transport, p);
