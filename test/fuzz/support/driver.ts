@@ -254,9 +254,11 @@ export class FuzzTarget {
 }
 
 /**
- * A JSON value with empty strings, empty objects, empty arrays and nulls removed (recursively, bottom up):
- * the zero values whose presence JSON and Protobuf encode differently. Numbers and booleans stay (a lost
- * `replicas: 0` is a real difference).
+ * A JSON value with Go's zero values removed (recursively, bottom up): empty strings, objects and arrays,
+ * nulls, 0 and false. The JSON representation keeps the fields as the client sent them, while Protobuf
+ * follows Go's field presence (a value field's zero is not carried, or always is), so the two may differ
+ * on zero values alone; they must agree on everything else. Explicit zeros of pointer fields (a
+ * `replicas: 0`) are the Protobuf golden tests' business (src/protobuf/supplement/go-presence.ts).
  */
 export function withoutEmpties(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutEmpties);
@@ -264,7 +266,7 @@ export function withoutEmpties(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
     const y = withoutEmpties(x);
-    if (y === null || y === '' || (Array.isArray(y) && y.length === 0) || (typeof y === 'object' && y !== null && !Array.isArray(y) && Object.keys(y).length === 0)) continue;
+    if (y === null || y === '' || y === 0 || y === false || (Array.isArray(y) && y.length === 0) || (typeof y === 'object' && y !== null && !Array.isArray(y) && Object.keys(y).length === 0)) continue;
     out[k] = y;
   }
   return out;
