@@ -13,6 +13,7 @@ import { jsonDepthMessage } from './depth.ts';
 import { TypedDecodeError, type KindDecoder } from './decoder.ts';
 import { scanJson } from './duplicates.ts';
 import { strictDecodingMessage, strictIssues, type FieldValidation } from './field-validation.ts';
+import { mayHoldSurrogateEscape, replaceLoneSurrogates } from './well-formed.ts';
 
 /** The kind a body must decode into, and how. */
 export interface DecodeTarget {
@@ -43,6 +44,7 @@ export function decodeJsonBody(bytes: Uint8Array, t: DecodeTarget): { object: Re
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    if (mayHoldSurrogateEscape(bytes)) replaceLoneSurrogates(value);
   } catch (err) {
     throw errors.badRequest(`error decoding request body: ${err instanceof Error ? err.message : String(err)}`);
   }

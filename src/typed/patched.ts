@@ -11,9 +11,12 @@ import { valueDepthExceeded } from './depth.ts';
 import { TypedDecodeError } from './decoder.ts';
 import { judge, type DecodeTarget } from './body.ts';
 import { strictIssues } from './field-validation.ts';
+import { replaceLoneSurrogates } from './well-formed.ts';
 
 /** Checks `obj` in place; returns the warnings to send. */
 export function decodePatchedObject(obj: Record<string, unknown>, t: DecodeTarget, patchDuplicates: readonly string[] = []): string[] {
+  // A patch or apply body (JSON or YAML escapes) may have brought lone surrogates in.
+  replaceLoneSurrogates(obj);
   let unknown: string[];
   try {
     unknown = t.decoder.decode(obj);

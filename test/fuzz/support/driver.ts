@@ -19,6 +19,9 @@ import { FUZZ_NAMESPACE, itemPath, TABLE_ACCEPT, TOKEN_PLACEHOLDER, type FuzzCas
 
 export type Transport = 'inprocess' | 'node' | 'uws';
 
+/** The methods the uWS listener's parser takes (others reset the connection; README, listener limits). */
+const UWS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 export interface CaseResult {
   readonly problems: string[];
   /** The case could not be sent as generated (the HTTP client refused it); not a server finding. */
@@ -182,6 +185,10 @@ export class FuzzTarget {
       headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
     }
     if (transport === 'uws' && c.method === 'CONNECT') return null;
+    // The uWS listener's compiled parser closes (or drops without a word) requests whose target is not a
+    // plain origin-form path, and methods outside HTTP's usual set: limits the README states, for which it
+    // points clients to the secure port. Not generated for it, so everything else it gets must be answered.
+    if (transport === 'uws' && (!/^\/[\x21-\x7e]*$/.test(c.url) || !UWS_METHODS.has(c.method))) return null;
     const target = this.#target(transport);
     let res;
     try {

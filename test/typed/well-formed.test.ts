@@ -1,0 +1,45 @@
+/**
+ * Lone surrogates are replaced with U+FFFD when a body is decoded, as Go's
+ * decoders do, so JSON and Protobuf answers carry the same text.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mayHoldSurrogateEscape, replaceLoneSurrogates } from '../../src/typed/well-formed.ts';
+import { startTestServer } from '../support/test-server.ts';
+import { decodeObject } from '../../src/protobuf/index.ts';
+
+describe('lone surrogates', () => {
+  it('are found only through a \\uD8xx-\\uDFxx escape', () => {
+    assert.equal(mayHoldSurrogateEscape(Buffer.from('{"a":"\\udfff"}')), true);
+    assert.equal(mayHoldSurrogateEscape(Buffer.from('{"a":"\\uD800x"}')), true);
+    assert.equal(mayHoldSurrogateEscape(Buffer.from('{"a":"\\u0041 \\\\udfff"}')), false, 'an escaped backslash');
+    assert.equal(mayHoldSurrogateEscape(Buffer.from('{"a":"plain ü"}')), false);
+  });
+
+  it('are replaced in values and keys, nested and in lists; well-formed pairs stay', () => {
+    const v = JSON.parse('{"a":"x\\udfffy","\\ud800k":[{"b":"\\ud83d\\ude00"},"\\udc00"]}') as Record<string, unknown>;
+    replaceLoneSurrogates(v);
+    assert.deepEqual(v, { a: 'x\ufffdy', '\ufffdk': [{ b: '😀' }, '\ufffd'] });
+  });
+
+  it('reach neither JSON nor Protobuf answers: both carry U+FFFD (create, merge patch, apply)', async () => {
+    const t = await startTestServer();
+    try {
+      const cm = '/api/v1/namespaces/default/configmaps';
+      const created = await t.request('POST', cm, '{"metadata":{"name":"sur","annotations":{"a":"\\udfff\\ud800"}},"data":{"k":"\\ud800"}}');
+      assert.equal(created.status, 201, created.body);
+      const patched = await t.request('PATCH', `${cm}/sur`, '{"data":{"m":"\\udc00"}}', { headers: { 'content-type': 'application/merge-patch+json' } });
+      assert.equal(patched.status, 200, patched.body);
+      const applied = await t.request('PATCH', `${cm}/sur?fieldManager=m`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sur\ndata:\n  z: "\\udfff"\n', { headers: { 'content-type': 'application/apply-patch+yaml' } });
+      assert.equal(applied.status, 200, applied.body);
+      const json = (await t.request('GET', `${cm}/sur`)).json<{ metadata: { annotations: Record<string, string> }; data: Record<string, string> }>();
+      assert.equal(json.metadata.annotations['a'], '\ufffd\ufffd');
+      assert.deepEqual(json.data, { k: '\ufffd', m: '\ufffd', z: '\ufffd' });
+      const pb = await t.request('GET', `${cm}/sur`, undefined, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+      const fromPb = decodeObject(pb.raw).object as { data: Record<string, string> };
+      assert.deepEqual(fromPb.data, json.data);
+    } finally {
+      await t.stop();
+    }
+  });
+});
