@@ -19,6 +19,7 @@ import type { SchemaSet } from '../openapi/schema-set.ts';
 import type { Scalar, TypeExpr } from '../openapi/schema-dsl.ts';
 import { parseRfc3339 } from '../protobuf/time.ts';
 import { OPAQUE_FIELD_TYPES, SUPPLEMENT_MESSAGES } from '../protobuf/supplement/opaque-messages.ts';
+import { GO_PRESENCE } from '../protobuf/supplement/go-presence.ts';
 import { MAX_NESTING_DEPTH, valueDepthExceeded } from './depth.ts';
 import {
   base64Error,
@@ -168,7 +169,7 @@ export class TypedDecoders {
     if (known !== undefined) return known;
     let fields: Map<string, Check> | undefined;
     const resolve = (): Map<string, Check> => {
-      fields = new Map(rows.map(([field, , t]) => [field, this.#row(t)] as const));
+      fields = new Map(this.#supplementFields(type));
       return fields;
     };
     // Undescribed in the DSL but known to the Protobuf supplement (the original's generated.proto, every
@@ -178,6 +179,21 @@ export class TypedDecoders {
     this.#structs.set(type, check);
     resolve();
     return check;
+  }
+
+  /**
+   * The JSON fields of a supplement message: its rows, except that a row Go
+   * embeds inline (presence code `i`, e.g. IngressRule's IngressRuleValue)
+   * contributes its own message's fields, which sit in the host object.
+   */
+  #supplementFields(type: string): Array<readonly [string, Check]> {
+    const inline = new Set((GO_PRESENCE[type] ?? '').split(' ').filter((t) => t.startsWith('i')).map((t) => Number(t.slice(1))));
+    const out: Array<readonly [string, Check]> = [];
+    for (const [field, number, t] of SUPPLEMENT_MESSAGES[type] ?? []) {
+      if (inline.has(number) && SUPPLEMENT_MESSAGES[t] !== undefined) out.push(...this.#supplementFields(t));
+      else out.push([field, this.#row(t)]);
+    }
+    return out;
   }
 
   #type(t: TypeExpr): Check {

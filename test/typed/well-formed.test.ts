@@ -43,3 +43,22 @@ describe('lone surrogates', () => {
     }
   });
 });
+
+describe('inline embedded structs of supplement types', () => {
+  it('keep their fields in the host: an Ingress rule\'s http survives decoding, JSON and Protobuf', async () => {
+    const t = await startTestServer();
+    try {
+      const path = '/apis/networking.orch.io/v1/namespaces/default/ingresses';
+      const body = { metadata: { name: 'ing' }, spec: { rules: [{ host: 'a.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 's', port: { number: 80 } } } }] } }] } };
+      const created = await t.request('POST', `${path}?fieldValidation=Strict`, body);
+      assert.equal(created.status, 201, created.body);
+      const json = (await t.request('GET', `${path}/ing`)).json<{ spec: { rules: Array<{ http?: unknown }> } }>();
+      assert.deepEqual(json.spec.rules[0]!.http, body.spec.rules[0]!.http);
+      const pb = await t.request('GET', `${path}/ing`, undefined, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+      const fromPb = decodeObject(pb.raw).object as { spec: { rules: Array<{ http?: unknown }> } };
+      assert.deepEqual(fromPb.spec.rules[0]!.http, body.spec.rules[0]!.http);
+    } finally {
+      await t.stop();
+    }
+  });
+});
