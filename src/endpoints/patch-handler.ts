@@ -17,6 +17,7 @@ import { mediaType } from './body.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
 import { decodeApplyBody } from '../apply/index.ts';
 import { getScale, updateScale } from './scale.ts';
+import { names } from '../naming/index.ts';
 
 /** Patch schemas per resource type, resolved once per type. */
 export class PatchSchemas {
@@ -79,8 +80,8 @@ export async function servePatch(
 }
 
 function invalidPatchOptions(field: string, message: string): StatusError {
-  return new StatusError(422, 'Invalid', `PatchOptions.meta.orch.io "" is invalid: ${field}: ${message}`, {
-    group: 'meta.orch.io',
+  return new StatusError(422, 'Invalid', `PatchOptions.${names.metaGroup} "" is invalid: ${field}: ${message}`, {
+    group: names.metaGroup,
     kind: 'PatchOptions',
     causes: [{ reason: message.startsWith('Required') ? 'FieldValueRequired' : 'FieldValueForbidden', message, field }],
   });

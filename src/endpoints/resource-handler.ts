@@ -24,6 +24,7 @@ import { checkDryRun, checkFieldManager, checkFieldValidation, checkGracePeriod,
 import { getScale, updateScale } from './scale.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
+import { apiGroup } from '../naming/index.ts';
 
 export interface ResourceHandlerDeps {
   registry: ResourceRegistry;
@@ -143,7 +144,7 @@ function filterFor(ctx: RequestContext, rt: ResourceType, info: RequestInfo): Fi
   return filter;
 }
 
-/** A field selector of a converted type (events.orch.io) in the stored type's field names. */
+/** A field selector of a converted type (events.<suffix>) in the stored type's field names. */
 function toStoredFieldNames(selector: string): string {
   return parseFieldSelector(selector)
     .requirements.map((r) => `${EVENTS_V1_FIELD_TO_CORE[r.field] ?? r.field}${r.operator === '!=' ? '!=' : '='}${r.value.replace(/[\\,=]/g, (c) => '\\' + c)}`)

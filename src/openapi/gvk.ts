@@ -15,7 +15,7 @@ export function groupVersionPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
 }
 
-/** The short package name of a group: `` -> core, `rbac.authorization.orch.io` -> rbac, `flowcontrol.apiserver.orch.io` -> flowcontrol. */
+/** The short package name of a group: `` -> core, `rbac.authorization.<suffix>` -> rbac, `flowcontrol.apiserver.<suffix>` -> flowcontrol. */
 export function groupPackage(group: string): string {
   return group === '' ? 'core' : group.split('.')[0]!;
 }

@@ -12,7 +12,7 @@ export const GENERATED_HEADER = [
   '// Field numbers are the original API\'s, so the bytes are what its clients expect.',
 ];
 
-/** `io.orch.api.core.v1` -> `api/core/v1/generated.proto`. */
+/** `io.<product>.api.core.v1` -> `api/core/v1/generated.proto`. */
 export function protoPath(pkg: string): string {
   return `${pkg.replace(/^io\.orch\./, '').split('.').join('/')}/generated.proto`;
 }

@@ -46,11 +46,12 @@ import { startUwsFrontend } from '../frontends/uws.ts';
 import { loadUws } from '../frontends/uws-loader.ts';
 import type { Frontend } from '../frontends/frontend.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
+import { names } from '../naming/index.ts';
 
 /** How often the API server's own Service and endpoints are checked (the original's endpoint interval). */
 const API_SERVICE_RECONCILE_MS = 10_000;
 
-export const SYSTEM_NAMESPACES = ['default', 'orch-system', 'orch-public', 'orch-node-lease'] as const;
+export const SYSTEM_NAMESPACES = ['default', names.systemNamespace, names.publicNamespace, names.nodeLeaseNamespace] as const;
 
 export interface RunningServer {
   readonly securePort: number;
