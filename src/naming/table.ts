@@ -26,6 +26,8 @@ export interface NamingTable {
   readonly openApiExtensionPrefix: string;
   /** Every spelling of the vendor extensions written (ours last is read first). */
   readonly openApiExtensionPrefixes: readonly string[];
+  /** Title of the OpenAPI documents. */
+  readonly openApiTitle: string;
   /** Prefix of OpenAPI definition names (`<prefix>.api.core.v1.Pod`). */
   readonly schemaPrefix: string;
   readonly systemNamespace: string;
@@ -96,6 +98,7 @@ const ORCH: NamingTable = {
   protobufMediaType: 'application/vnd.orch.protobuf',
   openApiExtensionPrefix: 'x-orch-',
   openApiExtensionPrefixes: ['x-kubernetes-', 'x-orch-'],
+  openApiTitle: 'Orch',
   schemaPrefix: 'io.orch',
   systemNamespace: 'orch-system',
   publicNamespace: 'orch-public',
@@ -153,6 +156,7 @@ const KUBERNETES: NamingTable = {
   protobufMediaType: 'application/vnd.kubernetes.protobuf',
   openApiExtensionPrefix: 'x-kubernetes-',
   openApiExtensionPrefixes: ['x-kubernetes-'],
+  openApiTitle: 'Kubernetes',
   schemaPrefix: 'io.k8s',
   systemNamespace: 'kube-system',
   publicNamespace: 'kube-public',

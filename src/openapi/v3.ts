@@ -14,7 +14,7 @@ import type { SchemaRenderer } from './render-schema.ts';
 import { META_DELETE_OPTIONS, META_PATCH, META_STATUS } from './meta-names.ts';
 import { names } from '../naming/index.ts';
 
-export const DOC_INFO = { title: 'Orch', version: 'v1.32.0' };
+export const DOC_INFO = { title: names.openApiTitle, version: 'v1.32.0' };
 
 const RESPONSE_TYPES = ['application/json', 'application/yaml', names.protobufMediaType];
 const STREAM_TYPES = ['application/json;stream=watch', `${names.protobufMediaType};stream=watch`];
