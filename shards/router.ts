@@ -32,6 +32,8 @@ export interface ShardRouterOptions {
    * servers take turns through a shared key.
    */
   compactionIntervalMs?: number;
+  /** Told of failures the shards contained (a thread that died and was restarted, a watch sink that threw). */
+  onError?: ((err: unknown, what: string) => void) | undefined;
 }
 
 export class ShardRouter {
@@ -81,7 +83,7 @@ export class ShardRouter {
     for (const spec of opts.resources) bySlot[shardFor(spec.groupResource, count)]!.push(spec);
     const shards = bySlot.map(
       (resources, index) =>
-        new ShardHandle({ index, resources, store: opts.store, connectStore, runtime: opts.runtime ?? {} }),
+        new ShardHandle({ index, resources, store: opts.store, connectStore, runtime: opts.runtime ?? {}, onError: opts.onError }),
     );
     const placement = new Map<string, ShardHandle>();
     for (const shard of shards) {

@@ -72,6 +72,11 @@ export interface ShardHandleOptions {
   runtime: ShardRuntimeOptions;
   /** Called when the shard thread died unexpectedly and was restarted. */
   onRestart?: ((index: number) => void) | undefined;
+  /**
+   * Told of failures contained here: the shard thread dying, a restart that
+   * failed (retried), a watch sink that threw (that watcher is ended).
+   */
+  onError?: ((err: unknown, what: string) => void) | undefined;
 }
 
 export class ShardHandle {
@@ -111,6 +116,10 @@ export class ShardHandle {
         resourceLimits: WORKER_RESOURCE_LIMITS,
       concurrentTasksPerWorker: 4,
     });
+    // A dying thread makes the pool emit 'error'; unheard, that would end the
+    // process. The port's close (below) restarts the shard.
+    pool.on('error', (err: unknown) => this.#opts.onError?.(err, `shard ${this.index} thread failed`));
+    this.#pool = pool; // set at once so a failed boot's thread is destroyed by the next restart or close
     const channel = new MessageChannel();
     const storePort = this.#opts.connectStore ? await this.#opts.connectStore() : undefined;
     const task: ShardInitTask = {
@@ -128,7 +137,6 @@ export class ShardHandle {
     channel.port1.on('close', () => {
       if (this.#port === port) this.#onShardLost();
     });
-    this.#pool = pool;
     await pool.run(task, { transferList: transfer });
     this.#port = port;
     // Watchers registered before or during the boot (re)attach now, then queued requests go out.
@@ -160,7 +168,11 @@ export class ShardHandle {
             const w = this.#watchers.get(id);
             if (w === undefined) continue;
             w.lastRevision = m.revision;
-            w.sink.onFrames(m.frames, m.revision);
+            try {
+              w.sink.onFrames(m.frames, m.revision);
+            } catch (err) {
+              this.#sinkFailed(id, w, err);
+            }
           }
           break;
         case 'end':
@@ -168,10 +180,29 @@ export class ShardHandle {
             const w = this.#watchers.get(id);
             if (w === undefined) continue;
             this.#watchers.delete(id);
-            w.sink.onEnd(m.error);
+            try {
+              w.sink.onEnd(m.error);
+            } catch (err) {
+              this.#opts.onError?.(err, `watch ${id} on shard ${this.index}: ending it failed`);
+            }
           }
           break;
       }
+    }
+  }
+
+  /**
+   * A watcher's sink threw on its frames: that watcher alone ends (the shard
+   * stops sending to it), and the others of the batch still get theirs.
+   */
+  #sinkFailed(id: number, w: Watcher, err: unknown): void {
+    this.#opts.onError?.(err, `watch ${id} on shard ${this.index}: its frames could not be sent`);
+    this.#watchers.delete(id);
+    this.#send({ op: 'unwatch', watchId: id, resource: w.req.resource });
+    try {
+      w.sink.onEnd({ code: 'Internal', message: err instanceof Error ? err.message : String(err) });
+    } catch {
+      // already reported above; nothing more this watcher can be told
     }
   }
 
@@ -230,7 +261,21 @@ export class ShardHandle {
   #onShardLost(): void {
     if (this.#closed) return;
     this.#port = null;
-    void this.restart().then(() => this.#opts.onRestart?.(this.index));
+    this.#restartUntilUp();
+  }
+
+  /** Restarts the lost shard, trying again every second while it fails (the store may be down). */
+  #restartUntilUp(): void {
+    this.restart().then(
+      () => this.#opts.onRestart?.(this.index),
+      (err: unknown) => {
+        if (this.#closed) return;
+        this.#opts.onError?.(err, `shard ${this.index} failed to restart`);
+        setTimeout(() => {
+          if (!this.#closed && this.#port === null) this.#restartUntilUp();
+        }, 1000).unref();
+      },
+    );
   }
 
   /**

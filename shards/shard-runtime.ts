@@ -1,8 +1,9 @@
 /**
  * ShardRuntime is a shard's whole behaviour, independent of the thread it
- * runs in: it owns the watch caches of its resource types, keeps them fed
- * from the store's watch, answers the main thread's batched requests, and
- * streams watch frames back.
+ * runs in: it owns the watch caches of its resource types (each kept fed
+ * from the store by a CachedResource), answers the main thread's batched
+ * requests, and streams watch frames back. A failing request, object or
+ * watcher fails alone: never the batch, the other watchers or the thread.
  *
  * Reads come from the cache. A consistent read first asks the store for its
  * current revision and waits until the cache has caught up to it (asking the
@@ -10,23 +11,18 @@
  * consistent-reads-from-cache does. Reads the cache cannot serve (an exact
  * revision older than its window) go to the store.
  */
-import type { KeyValue, Revision, Store, StoreWatch } from '../src/storage/interface.ts';
-import {
-  CompactedError,
-  FutureRevisionError,
-  isStorageError,
-  storageErrorToWire,
-} from '../src/storage/errors.ts';
+import type { Revision, Store } from '../src/storage/interface.ts';
+import { FutureRevisionError, isStorageError, storageErrorToWire } from '../src/storage/errors.ts';
 import { WatchCache } from '../src/watchcache/watch-cache.ts';
 import { JsonObjectCodec } from '../src/watchcache/json-codec.ts';
 import { jsonFrames } from '../src/watchcache/json-frames.ts';
 import { gvkOf, protobufFrames, protobufListItems } from '../src/watchcache/protobuf-frames.ts';
-import type { GroupVersionKind } from '../src/openapi/schema-dsl.ts';
 import type { CachedObject } from '../src/watchcache/cached-object.ts';
 import type { FrameEncoder, WatchOutput } from '../src/watchcache/watchers.ts';
 import type { Predicate } from '../src/watchcache/predicate.ts';
 import { compileFilter } from '../src/watchcache/filter.ts';
 import { SelectorError } from '../src/selectors/index.ts';
+import { CachedResource } from './cached-resource.ts';
 import { BatchedPort, concatOwned, type PortLike } from './batched-port.ts';
 import { DEFAULT_LIST_RESULT_CACHE, itemBuffer, ListResultCache, type ListResultCacheOptions } from './list-result-cache.ts';
 import type {
@@ -65,35 +61,14 @@ export interface ShardRuntimeOptions {
 
 const COMMA = new Uint8Array([0x2c]);
 
-class ResourceState {
-  cache: WatchCache;
-  watch: StoreWatch | null = null;
-  /** Loading or re-loading after an error; reads wait on it. */
-  loading: Promise<void> | null = null;
-  retryTimer: NodeJS.Timeout | null = null;
-  closed = false;
-  /** Revision a progress request is outstanding for; concurrent reads share it. */
-  progressFor: Revision = 0;
-  constructor(
-    readonly spec: ResourceSpec,
-    readonly codec: JsonObjectCodec,
-    readonly gvk: GroupVersionKind,
-    cache: WatchCache,
-  ) {
-    this.cache = cache;
-  }
-}
-
 export class ShardRuntime {
   readonly #store: Store;
   readonly #port: BatchedPort<ShardMessage, ShardRequest>;
-  readonly #resources = new Map<string, ResourceState>();
+  readonly #resources = new Map<string, CachedResource>();
   readonly #opts: Required<Omit<ShardRuntimeOptions, 'loadAt' | 'listResultCache'>>;
   readonly #listResults: ListResultCache;
-  #loadAt: Record<string, Revision>;
   readonly #timers: NodeJS.Timeout[] = [];
   #pendingRequests = 0;
-  #closed = false;
 
   constructor(store: Store, resources: readonly ResourceSpec[], port: PortLike, opts: ShardRuntimeOptions = {}) {
     this.#store = store;
@@ -104,10 +79,9 @@ export class ShardRuntime {
       bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
       loadPageSize: opts.loadPageSize ?? 10_000,
     };
-    this.#loadAt = { ...(opts.loadAt ?? {}) };
     this.#listResults = new ListResultCache(opts.listResultCache ?? DEFAULT_LIST_RESULT_CACHE);
     this.#port = new BatchedPort<ShardMessage, ShardRequest>(port, (reqs) => {
-      for (const req of reqs) this.#handle(req);
+      for (const req of reqs) this.#handleOne(req);
     });
     const output = this.#output();
     for (const spec of resources) {
@@ -124,7 +98,8 @@ export class ShardRuntime {
         encoders,
         output,
       });
-      this.#resources.set(spec.groupResource, new ResourceState(spec, codec, gvk, cache));
+      const resource = new CachedResource(spec, codec, gvk, cache, { store, loadPageSize: this.#opts.loadPageSize, resumeAt: opts.loadAt?.[spec.groupResource] });
+      this.#resources.set(spec.groupResource, resource);
     }
   }
 
@@ -172,7 +147,7 @@ export class ShardRuntime {
 
   /** Loads every resource from the store and starts the watches; resolves when all caches are ready. */
   async start(): Promise<void> {
-    await Promise.all([...this.#resources.values()].map((r) => this.#load(r)));
+    await Promise.all([...this.#resources.values()].map((r) => r.load()));
     this.#timers.push(
       setInterval(() => {
         for (const r of this.#resources.values()) r.cache.bookmark();
@@ -184,90 +159,29 @@ export class ShardRuntime {
     );
   }
 
-  /** Lists the resource at one revision, page by page, then watches from that revision. */
-  #load(r: ResourceState): Promise<void> {
-    const run = async (): Promise<void> => {
-      r.watch?.close();
-      r.watch = null;
-      const prefix = r.spec.prefix;
-      const resumeAt = this.#loadAt[r.spec.groupResource];
-      delete this.#loadAt[r.spec.groupResource]; // only the first load resumes
-      let loaded: { kvs: KeyValue[]; revision: Revision };
-      try {
-        loaded = await this.#loadPages(prefix, resumeAt);
-      } catch (err) {
-        if (!(err instanceof CompactedError) || resumeAt === undefined) throw err;
-        loaded = await this.#loadPages(prefix, undefined);
-      }
-      const { kvs, revision } = loaded;
-      if (r.closed) return;
-      r.cache.reset(kvs, revision);
-      this.#watchFrom(r, revision);
-    };
-    const p = run().then(
-      () => {
-        if (r.loading === p) r.loading = null;
-      },
-      (err: unknown) => {
-        if (r.loading === p) r.loading = null;
-        this.#retryLater(r, err);
-      },
-    );
-    r.loading = p;
-    return p;
-  }
-
-  /** Reads a whole prefix at one revision (the latest when none is given), page by page. */
-  async #loadPages(prefix: string, at: Revision | undefined): Promise<{ kvs: KeyValue[]; revision: Revision }> {
-    const kvs: KeyValue[] = [];
-    let revision = at;
-    let startKey: string | undefined;
-    for (;;) {
-      const page = await this.#store.range(prefix, {
-        limit: this.#opts.loadPageSize,
-        ...(revision !== undefined ? { revision } : {}),
-        ...(startKey !== undefined ? { startKey } : {}),
-      });
-      revision = page.revision;
-      kvs.push(...page.kvs);
-      if (!page.more || page.kvs.length === 0) break;
-      startKey = page.kvs.at(-1)!.key + '\x00';
-    }
-    return { kvs, revision: revision! };
-  }
-
-  #watchFrom(r: ResourceState, after: Revision): void {
-    r.progressFor = 0; // an outstanding progress request died with the old watch
-    r.watch = this.#store.watch(r.spec.prefix, after, {
-      onEvents: (events) => r.cache.applyEvents(events),
-      onProgress: (revision) => r.cache.markProgress(revision),
-      onError: (err) => {
-        r.watch = null;
-        if (r.closed || this.#closed) return;
-        if (err instanceof CompactedError) {
-          // History we need is gone: rebuild; the reset ends current watchers with 410.
-          void this.#load(r);
-        } else {
-          this.#retryLater(r, err);
-        }
-      },
-    });
-  }
-
-  /** After a store failure, resume the watch from the cache's revision (or reload). */
-  #retryLater(r: ResourceState, _err: unknown): void {
-    if (r.closed || this.#closed || r.retryTimer !== null) return;
-    r.retryTimer = setTimeout(() => {
-      r.retryTimer = null;
-      if (r.cache.ready) this.#watchFrom(r, r.cache.revision);
-      else void this.#load(r);
-    }, 500);
-  }
-
-  #resource(groupResource: string): ResourceState {
+  #resource(groupResource: string): CachedResource {
     const r = this.#resources.get(groupResource);
     if (r === undefined) throw new NotServedError(groupResource);
     return r;
+  }
+
+  /**
+   * Handles one request of a batch. Whatever it throws fails that request
+   * alone (its caller gets an error, a watch ends with it): the rest of the
+   * batch and the shard carry on.
+   */
+  #handleOne(req: ShardRequest): void {
+    try {
+      this.#handle(req);
+    } catch (err) {
+      if (req.op === 'watch') this.#endWatch(req.watchId, err);
+      else if ('id' in req) this.#port.send({ t: 'err', id: req.id, error: toShardError(err) });
+    }
+  }
+
+  #endWatch(watchId: number, err: unknown): void {
+    this.#flushFrames();
+    this.#port.send({ t: 'end', ids: [watchId], error: toShardError(err) });
   }
 
   #handle(req: ShardRequest): void {
@@ -348,7 +262,7 @@ export class ShardRuntime {
    * revision to read at (undefined: the cache's latest), and whether the
    * store must answer because the revision is older than the cache's window.
    */
-  async #settle(r: ResourceState, mode: ReadMode): Promise<{ revision: Revision | undefined; fromStore: boolean }> {
+  async #settle(r: CachedResource, mode: ReadMode): Promise<{ revision: Revision | undefined; fromStore: boolean }> {
     if (r.loading !== null) await r.loading;
     if (!r.cache.ready) await r.cache.waitFor(0, this.#opts.tooLargeWaitMs);
     switch (mode.kind) {
@@ -357,7 +271,7 @@ export class ShardRuntime {
       case 'latest': {
         const current = await this.#store.currentRevision();
         if (r.cache.revision < current) {
-          this.#requestProgress(r, current);
+          r.requestProgress(current);
           try {
             await r.cache.waitFor(current, this.#opts.tooLargeWaitMs);
           } catch (err) {
@@ -378,26 +292,15 @@ export class ShardRuntime {
     }
   }
 
-  /**
-   * Asks the store's watch to confirm progress, once for all reads waiting on
-   * revisions up to `revision` (a progress request can cost store writes on
-   * old etcd versions, so concurrent consistent reads share one).
-   */
-  #requestProgress(r: ResourceState, revision: Revision): void {
-    if (r.progressFor >= revision && r.progressFor > r.cache.revision) return;
-    r.progressFor = Math.max(revision, r.progressFor);
-    r.watch?.requestProgress();
-  }
-
   /** Waits briefly for the cache to reach `revision`; FutureRevisionError (504) if it does not. */
-  async #reach(r: ResourceState, revision: Revision): Promise<void> {
+  async #reach(r: CachedResource, revision: Revision): Promise<void> {
     if (r.cache.revision >= revision) return;
-    this.#requestProgress(r, revision);
+    r.requestProgress(revision);
     await r.cache.waitFor(revision, this.#opts.tooLargeWaitMs);
   }
 
   #listFromCache(
-    r: ResourceState,
+    r: CachedResource,
     predicate: Predicate,
     revision: Revision | undefined,
     startKey: string | undefined,
@@ -437,7 +340,7 @@ export class ShardRuntime {
 
   /** Lists from the store at an exact revision the cache no longer holds (410 if compacted there too). */
   async #listFromStore(
-    r: ResourceState,
+    r: CachedResource,
     predicate: Predicate,
     revision: Revision,
     startKey: string | undefined,
@@ -496,8 +399,7 @@ export class ShardRuntime {
         initialEventsEnd: req.initialEventsEnd,
       });
     } catch (err) {
-      this.#flushFrames();
-      this.#port.send({ t: 'end', ids: [req.watchId], error: toShardError(err) });
+      this.#endWatch(req.watchId, err);
     }
   }
 
@@ -517,13 +419,8 @@ export class ShardRuntime {
 
   /** Stops watches and timers; the store is closed by whoever opened it. */
   close(): void {
-    this.#closed = true;
     for (const t of this.#timers) clearInterval(t);
-    for (const r of this.#resources.values()) {
-      r.closed = true;
-      r.watch?.close();
-      if (r.retryTimer !== null) clearTimeout(r.retryTimer);
-    }
+    for (const r of this.#resources.values()) r.close();
     this.#port.close();
   }
 }
@@ -540,7 +437,7 @@ function keyPrefixFor(spec: ResourceSpec, predicate: Predicate): string {
 }
 
 /** The items of a list reply in one buffer of its own (it is transferred, not copied, to the main thread). */
-function joinItems(r: ResourceState, items: readonly CachedObject[], encoding: ListEncoding, alloc?: (bytes: number) => Uint8Array): Uint8Array {
+function joinItems(r: CachedResource, items: readonly CachedObject[], encoding: ListEncoding, alloc?: (bytes: number) => Uint8Array): Uint8Array {
   return encoding === 'protobuf' ? protobufListItems(items, r.gvk, alloc) : concatOwned(items.map((o) => o.json), COMMA, alloc);
 }
 

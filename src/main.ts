@@ -40,7 +40,11 @@ async function main(): Promise<void> {
       process.stderr.write(`error: ${err.message}\n`);
       process.exit(2);
     }
-    throw err;
+    // An operator's problem (a port in use, a data dir it cannot read, a damaged
+    // store) gets one line; the stack goes to the log at debug level only.
+    logger.debug({ err }, 'start failed');
+    process.stderr.write(`orch-apiserver failed to start: ${startFailure(err)}\n`);
+    process.exit(1);
   }
   let stopping = false;
   const stop = (signal: string): void => {
@@ -58,6 +62,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** One line for an error that stopped the start: the message, with the system error code when there is one. */
+function startFailure(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as NodeJS.ErrnoException).code;
+  return code !== undefined && !err.message.includes(code) ? `${err.message} (${code})` : err.message;
 }
 
 main().catch((err: unknown) => {

@@ -12,7 +12,8 @@
  * Installs nothing: without h2load (Debian `nghttp2-client`) or taskset it says
  * how to get them and skips. Knobs: BENCH_H2LOAD_SECONDS=8 (one measured run),
  * BENCH_H2LOAD_RUNS=3 (median reported), BENCH_H2LOAD_CLIENTS=32,
- * BENCH_H2LOAD_GET_NAMES=1000 (objects the gets cycle through).
+ * BENCH_H2LOAD_GET_NAMES=1000 (objects the gets cycle through), BENCH_H2LOAD_SCALING=0 skips the
+ * scaling run.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -142,7 +143,7 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
           console.log(line);
           lines.push(line);
         }
-        if (have('taskset') && backend === 'embedded') {
+        if (have('taskset') && backend === 'embedded' && process.env['BENCH_H2LOAD_SCALING'] !== '0') {
           const uris = await rewriteUris(files.getUris, server.securePort, server.uwsPort, dir);
           const at: Record<string, { c: Measured; g: Measured }> = {};
           for (const cpus of ['0', '0-1']) {

@@ -30,8 +30,21 @@ function kindInfo(rt: ResourceType): KindInfo {
   return { group: rt.group, version: rt.version, kind: rt.kind, resource: rt.resource };
 }
 
+/**
+ * Parses stored JSON (an object, a list's items, a watch frame). A failure
+ * never carries V8's message, which quotes the text around the error: the
+ * text can be a Secret's, and the error is logged.
+ */
+export function parseStoredJson<T>(text: string, what: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`${what} from storage is not valid JSON`);
+  }
+}
+
 function parse(bytes: Uint8Array): JsonObject {
-  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as JsonObject;
+  return parseStoredJson<JsonObject>(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'), 'an object');
 }
 
 const gvkOf = (rt: ResourceType) => ({ group: rt.group, version: rt.version, kind: rt.kind });
@@ -85,7 +98,7 @@ export function renderList(rt: ResourceType, n: Negotiated, reply: ListReply, me
     const { head, tail } = listEnvelopeParts({ group: rt.group, version: rt.version, kind: rt.listKind }, protobufListMeta(meta), reply.items.byteLength);
     return { parts: [head, reply.items, tail], contentType: n.contentType };
   }
-  const items = reply.count === 0 ? [] : (JSON.parse(`[${Buffer.from(reply.items.buffer, reply.items.byteOffset, reply.items.byteLength).toString('utf8')}]`) as JsonObject[]);
+  const items = reply.count === 0 ? [] : parseStoredJson<JsonObject[]>(`[${Buffer.from(reply.items.buffer, reply.items.byteOffset, reply.items.byteLength).toString('utf8')}]`, 'a list');
   const listMeta = { resourceVersion: meta.resourceVersion, continue: meta.continue, remainingItemCount: meta.remainingItemCount };
   if (n.kind === 'protobuf') {
     return { parts: [encodeList({ group: rt.group, version: rt.version, kind: rt.listKind }, protobufListMeta(meta), items)], contentType: n.contentType };
@@ -162,7 +175,7 @@ export function watchFrameTransformer(rt: ResourceType, n: Negotiated): ((frames
       const out: Uint8Array[] = [];
       for (const line of Buffer.from(frames.buffer, frames.byteOffset, frames.byteLength).toString('utf8').split('\n')) {
         if (line.trim() === '') continue;
-        const ev = JSON.parse(line) as { type: string; object: JsonObject };
+        const ev = parseStoredJson<{ type: string; object: JsonObject }>(line, 'a watch event');
         out.push(encodeWatchEvent(ev.type, ev.object, ev.type === 'ERROR' ? statusGvk : gvk));
       }
       return Buffer.concat(out);
@@ -178,7 +191,7 @@ export function watchFrameTransformer(rt: ResourceType, n: Negotiated): ((frames
     const out: string[] = [];
     for (const line of Buffer.from(frames.buffer, frames.byteOffset, frames.byteLength).toString('utf8').split('\n')) {
       if (line.trim() === '') continue;
-      const ev = JSON.parse(line) as { type: string; object: JsonObject };
+      const ev = parseStoredJson<{ type: string; object: JsonObject }>(line, 'a watch event');
       // Bookmarks keep their object: clients read only its resourceVersion.
       if (ev.type !== 'BOOKMARK') ev.object = encode(ev.object) as JsonObject;
       out.push(JSON.stringify(ev));

@@ -25,6 +25,7 @@ import { getScale, updateScale } from './scale.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
 import { apiGroup } from '../naming/index.ts';
+import { parseFieldValidation, type DecodeTarget, type WriteOptionsKind } from '../typed/index.ts';
 
 export interface ResourceHandlerDeps {
   registry: ResourceRegistry;
@@ -64,13 +65,13 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
       case 'create': {
         if (info.name !== '') throw errors.methodNotAllowed('create');
         const n = negotiateFor(ctx, { read: false, watch: false, list: false, rt });
-        const body = await readObject(ctx);
+        const body = await readObject(ctx, decodeTarget(ctx, deps, 'CreateOptions', rt));
         const res = await store.create(rt, info.namespace, body, writeOptions(ctx));
         return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
       case 'update': {
         const n = negotiateFor(ctx, { read: false, watch: false, list: false, rt });
-        const body = await readObject(ctx);
+        const body = await readObject(ctx, decodeTarget(ctx, deps, 'UpdateOptions', rt));
         const res = await store.update(rt, info.namespace, info.name, body, writeOptions(ctx));
         return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
@@ -154,6 +155,19 @@ function toStoredFieldNames(selector: string): string {
 /** The options kind a verb's query decodes into, named in its 422s. */
 type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
 
+/** The kind a scale subresource reads and writes. */
+const SCALE_GVK = { group: 'autoscaling', version: 'v1', kind: 'Scale' } as const;
+
+/** What a POST or PUT body decodes into: the kind served at the URL, under the request's `fieldValidation`. */
+function decodeTarget(ctx: RequestContext, deps: ResourceHandlerDeps, options: WriteOptionsKind, gvk: { group: string; version: string; kind: string }): DecodeTarget {
+  return {
+    kind: gvk.kind,
+    version: gvk.version,
+    decoder: deps.patchSchemas.decoderFor(gvk.group, gvk.version, gvk.kind),
+    fieldValidation: parseFieldValidation(ctx.req.query.get('fieldValidation'), options),
+  };
+}
+
 const OPTIONS_KIND: Readonly<Record<string, OptionsKind>> = { create: 'CreateOptions', update: 'UpdateOptions', patch: 'PatchOptions', delete: 'DeleteOptions', deletecollection: 'DeleteOptions' };
 
 /**
@@ -218,7 +232,7 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
   }
   if (sub.name === 'scale') {
     if (info.verb === 'get') return writeJson200(ctx, await getScale(store, rt, info.namespace, info.name, planGet(ctx.req.query)));
-    if (info.verb === 'update') return writeJson200(ctx, await updateScale(store, rt, info.namespace, info.name, await readObject(ctx), writeOptions(ctx)));
+    if (info.verb === 'update') return writeJson200(ctx, await updateScale(store, rt, info.namespace, info.name, await readObject(ctx, decodeTarget(ctx, deps, 'UpdateOptions', SCALE_GVK)), writeOptions(ctx)));
     throw errors.methodNotAllowed(info.verb);
   }
   switch (info.verb) {
@@ -228,7 +242,7 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
       return writeRendered(ctx, 200, renderObject(rt, n, obj.json));
     }
     case 'update': {
-      const body = await readObject(ctx);
+      const body = await readObject(ctx, decodeTarget(ctx, deps, 'UpdateOptions', rt));
       const res = await store.update(rt, info.namespace, info.name, body, writeOptions(ctx), sub.name);
       return writeBytes(ctx, res.status, res.body);
     }

@@ -14,7 +14,8 @@ import { parseResourceVersion } from './read-options.ts';
 import { errors, StatusError } from './status.ts';
 import { statusFromShardError } from '../registry/generic-store.ts';
 import { ShardCallError } from '../../shards/shard-handle.ts';
-import type { WatchEncoding } from './representation.ts';
+import { parseStoredJson, type WatchEncoding } from './representation.ts';
+import { internalServerError } from '../server/filters/write-status.ts';
 import { decodeListIntegers, queryBool, queryOptionalBool } from './query-params.ts';
 import { setLongTimeout } from '../server/long-timer.ts';
 import { watchTimeoutMs } from '../server/filters/with-timeout.ts';
@@ -69,7 +70,7 @@ function convertFrames(rt: ResourceType, frames: Uint8Array): Uint8Array {
   const out: string[] = [];
   for (const line of lines) {
     if (line === '') continue;
-    const ev = JSON.parse(line) as { type: string; object: KObject };
+    const ev = parseStoredJson<{ type: string; object: KObject }>(line, 'a watch event');
     if (ev.type === 'BOOKMARK') ev.object = { ...ev.object, apiVersion: rt.apiVersion, kind: rt.kind };
     else if (ev.type !== 'ERROR') ev.object = rt.conversion!.fromStorage(ev.object);
     out.push(JSON.stringify(ev));
@@ -129,6 +130,13 @@ export async function serveWatch(
     if (bookmarks && start.kind === 'from' && encoding.bookmarkFrame !== undefined) res.write(encoding.bookmarkFrame(start.revision));
   };
 
+  /**
+   * An error of the server's own that ended this watch (an event its
+   * encoding cannot carry, a frame that could not be converted or written).
+   * The client already got it as an ERROR event; it is thrown once the
+   * stream is closed so the handler's error boundary logs and counts it.
+   */
+  let failure: unknown;
   await new Promise<void>((resolve) => {
     let done = false;
     let handle: { close(): void } | null = null;
@@ -138,10 +146,25 @@ export async function serveWatch(
       timer.cancel();
       handle?.close();
       if (!res.closed) {
-        sendHeader();
-        res.end(last);
+        try {
+          sendHeader();
+          res.end(last);
+        } catch (err) {
+          failure ??= err;
+          res.destroy();
+        }
       }
       resolve();
+    };
+    /** Ends the stream with an ERROR event carrying `status`, in the stream's own encoding. */
+    const endWithError = (status: StatusError): void => {
+      let last: Uint8Array | undefined;
+      try {
+        last = encoding.errorFrame(status);
+      } catch (err) {
+        failure ??= err; // the stream then just ends: the client re-lists either way
+      }
+      finish(last);
     };
     // Not setTimeout: a client's timeoutSeconds may exceed its 2^31-1 ms and would fire at once.
     const timer = setLongTimeout(() => finish(), durationMs);
@@ -151,9 +174,16 @@ export async function serveWatch(
       {
         onFrames: (frames) => {
           if (done) return;
-          sendHeader();
-          const served = rt.conversion === undefined ? frames : convertFrames(rt, frames);
-          res.write(transform === undefined ? served : transform(served));
+          try {
+            sendHeader();
+            const served = rt.conversion === undefined ? frames : convertFrames(rt, frames);
+            res.write(transform === undefined ? served : transform(served));
+          } catch (err) {
+            // This watcher alone: the shard's other watchers got the same frames.
+            failure = err;
+            endWithError(internalServerError());
+            return;
+          }
           if (res.bufferedBytes > limits.maxBufferedBytes) {
             // Too slow to keep: drop the connection and what it buffers (the
             // client resumes from the last version it saw), so one slow
@@ -166,10 +196,20 @@ export async function serveWatch(
           }
         },
         // As the original: the stream is already 200, so the end is an ERROR event (410 Gone, ...).
-        onEnd: (e) => finish(encoding.errorFrame(shardErrorToStatus(rt, e))),
+        onEnd: (e) => {
+          const status = shardErrorToStatus(rt, e);
+          if (status.code === 500) failure = status;
+          endWithError(status);
+        },
       },
     );
     // The header goes out at once so that clients see the watch established.
-    establish();
+    try {
+      establish();
+    } catch (err) {
+      failure = err;
+      finish();
+    }
   });
+  if (failure !== undefined) throw failure;
 }

@@ -26,6 +26,20 @@ export function bodyIncomplete(): StatusError {
   return errors.badRequest('the request body was not completely received');
 }
 
+/**
+ * Content-Length headers that disagree make the body's end ambiguous: uWS
+ * frames it by the first and would read the rest as a next request. Refused
+ * as Go's net/http refuses them (identical repeats are harmless there too).
+ */
+export function conflictingLengths(headers: HeaderBag): StatusError | undefined {
+  // Repeats come back joined with ', ': the common single header costs no copy.
+  const joined = headers.get('content-length');
+  if (joined === undefined || !joined.includes(',')) return undefined;
+  const lengths = headers.values('content-length');
+  if (lengths.length < 2 || lengths.every((v) => v === lengths[0])) return undefined;
+  return errors.badRequest(`message cannot contain multiple Content-Length headers; got [${lengths.map((v) => JSON.stringify(v)).join(' ')}]`);
+}
+
 /** Content-Length as a number; undefined when absent or not a plain decimal. */
 export function declaredLength(headers: HeaderBag): number | undefined {
   const value = headers.get('content-length');

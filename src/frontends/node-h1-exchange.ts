@@ -15,13 +15,15 @@ import type { PendingHead, ResponseHeaders } from './response-head.ts';
 import { byteLength, DEFAULT_HEAD, findHeader, isBodyless } from './response-head.ts';
 import type { ErrorReporter, FrontendResponse } from './run-handler.ts';
 import { runHandler } from './run-handler.ts';
+import { NodeWriteQueue } from './node-write-queue.ts';
 import type { BodyProgress } from './stream-body.ts';
 import { readStreamBody } from './stream-body.ts';
+import type { WatchBudget } from './watch-budget.ts';
 
-export function serveH1Request(msg: IncomingMessage, raw: ServerResponse, handler: RequestHandler, report: ErrorReporter): void {
+export function serveH1Request(msg: IncomingMessage, raw: ServerResponse, handler: RequestHandler, report: ErrorReporter, budget: WatchBudget): void {
   const lifecycle = new ExchangeLifecycle();
   const req = new H1Request(msg, lifecycle);
-  const res = new H1Response(raw, req, lifecycle);
+  const res = new H1Response(raw, req, lifecycle, budget);
   // 'close' comes after 'finish' on a complete response, or alone when the
   // connection died first.
   raw.once('close', () => lifecycle.finish(!raw.writableFinished));
@@ -77,16 +79,20 @@ class H1Response implements FrontendResponse {
   readonly #raw: ServerResponse;
   readonly #req: H1Request;
   readonly #lifecycle: ExchangeLifecycle;
+  readonly #budget: WatchBudget;
   #head: PendingHead = DEFAULT_HEAD;
   #headSent = false;
   #ended = false;
   /** Writes the rest of a body ended in parts; undefined otherwise. */
   #pump: PartsPump | undefined;
+  /** What write() could not hand to node yet; made at the first write. */
+  #writes: NodeWriteQueue | undefined;
 
-  constructor(raw: ServerResponse, req: H1Request, lifecycle: ExchangeLifecycle) {
+  constructor(raw: ServerResponse, req: H1Request, lifecycle: ExchangeLifecycle, budget: WatchBudget) {
     this.#raw = raw;
     this.#req = req;
     this.#lifecycle = lifecycle;
+    this.#budget = budget;
   }
 
   get closed(): boolean {
@@ -99,7 +105,7 @@ class H1Response implements FrontendResponse {
 
   get bufferedBytes(): number {
     // Includes what sits in the socket's own write buffer.
-    return this.#raw.writableLength + (this.#pump?.remaining ?? 0);
+    return this.#raw.writableLength + (this.#pump?.remaining ?? 0) + (this.#writes?.queuedBytes ?? 0);
   }
 
   writeHead(status: number, headers: ResponseHeaders): void {
@@ -111,7 +117,16 @@ class H1Response implements FrontendResponse {
     if (this.closed) return false;
     if (!this.#headSent) this.#sendHead(undefined);
     // HEAD, 204 and 304: node drops body writes itself.
-    return this.#raw.write(chunk);
+    return this.#writeQueue().write(chunk);
+  }
+
+  #writeQueue(): NodeWriteQueue {
+    if (this.#writes === undefined) {
+      const writes = new NodeWriteQueue(this.#raw, this.#budget, { frontend: 'node', path: this.#req.path }, () => this.destroy());
+      this.#writes = writes;
+      this.#lifecycle.onClose(() => writes.close());
+    }
+    return this.#writes;
   }
 
   destroy(): void {
@@ -130,7 +145,8 @@ class H1Response implements FrontendResponse {
   }
 
   onDrain(cb: () => void): void {
-    this.#raw.once('drain', cb);
+    if (this.#writes !== undefined) this.#writes.onDrain(cb);
+    else this.#raw.once('drain', cb);
   }
 
   onClose(cb: () => void): void {
@@ -139,6 +155,7 @@ class H1Response implements FrontendResponse {
 
   end(chunk?: Uint8Array | string): void {
     if (this.closed) return;
+    if (this.#endAfterWrites(chunk === undefined ? [] : [typeof chunk === 'string' ? Buffer.from(chunk) : chunk])) return;
     // A large body goes out in slices (see node-parts-pump.ts).
     if (typeof chunk !== 'string' && chunk !== undefined && chunk.byteLength > SLICE_BYTES) {
       this.endParts([chunk]);
@@ -152,6 +169,7 @@ class H1Response implements FrontendResponse {
 
   endParts(parts: readonly Uint8Array[]): void {
     if (this.closed) return;
+    if (this.#endAfterWrites(parts)) return;
     const total = totalLength(parts);
     if (!this.#headSent) this.#sendHead(total);
     this.#ended = true;
@@ -159,6 +177,14 @@ class H1Response implements FrontendResponse {
     const body = isBodyless(this.#req.method, this.#head.status) ? NO_PARTS : parts;
     this.#pump = new PartsPump(this.#raw, body, body === parts ? total : 0);
     this.#pump.start();
+  }
+
+  /** Output written earlier still waits for the client: the end goes after it. */
+  #endAfterWrites(parts: readonly Uint8Array[]): boolean {
+    const writes = this.#writes;
+    if (writes === undefined || !writes.endAfter(parts, () => this.#raw.end())) return false;
+    this.#ended = true;
+    return true;
   }
 
   /** `length` is the whole body's size when known (a one-shot end), so it can go out as Content-Length. */

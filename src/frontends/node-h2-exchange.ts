@@ -16,8 +16,10 @@ import type { PendingHead, ResponseHeaders } from './response-head.ts';
 import { byteLength, checkHeader, DEFAULT_HEAD, isBodyless, isConnectionSpecific } from './response-head.ts';
 import type { ErrorReporter, FrontendResponse } from './run-handler.ts';
 import { runHandler } from './run-handler.ts';
+import { NodeWriteQueue } from './node-write-queue.ts';
 import type { BodyProgress } from './stream-body.ts';
 import { readStreamBody } from './stream-body.ts';
+import type { WatchBudget } from './watch-budget.ts';
 
 export function serveH2Stream(
   stream: ServerHttp2Stream,
@@ -25,10 +27,11 @@ export function serveH2Stream(
   rawHeaders: readonly string[],
   handler: RequestHandler,
   report: ErrorReporter,
+  budget: WatchBudget,
 ): void {
   const lifecycle = new ExchangeLifecycle();
   const req = new H2Request(stream, headers, rawHeaders, lifecycle);
-  const res = new H2Response(stream, req.method, lifecycle);
+  const res = new H2Response(stream, req, lifecycle, budget);
   // A reset stream emits 'error' before 'close'; unhandled, it would take the
   // process down. 'close' below says all we need.
   stream.on('error', ignore);
@@ -75,18 +78,24 @@ class H2Request extends RequestBase {
 class H2Response implements FrontendResponse {
   readonly #stream: ServerHttp2Stream;
   readonly #method: string;
+  readonly #path: string;
   readonly #lifecycle: ExchangeLifecycle;
+  readonly #budget: WatchBudget;
   #head: PendingHead = DEFAULT_HEAD;
   #headSent = false;
   #ended = false;
   #bodyless = false;
   /** Writes the rest of a body ended in parts; undefined otherwise. */
   #pump: PartsPump | undefined;
+  /** What write() could not hand to node yet; made at the first write. */
+  #writes: NodeWriteQueue | undefined;
 
-  constructor(stream: ServerHttp2Stream, method: string, lifecycle: ExchangeLifecycle) {
+  constructor(stream: ServerHttp2Stream, req: H2Request, lifecycle: ExchangeLifecycle, budget: WatchBudget) {
     this.#stream = stream;
-    this.#method = method;
+    this.#method = req.method;
+    this.#path = req.path;
     this.#lifecycle = lifecycle;
+    this.#budget = budget;
   }
 
   get closed(): boolean {
@@ -103,7 +112,7 @@ class H2Response implements FrontendResponse {
   }
 
   get bufferedBytes(): number {
-    return this.#stream.destroyed ? 0 : this.#stream.bufferSize + (this.#pump?.remaining ?? 0);
+    return this.#stream.destroyed ? 0 : this.#stream.bufferSize + (this.#pump?.remaining ?? 0) + (this.#writes?.queuedBytes ?? 0);
   }
 
   writeHead(status: number, headers: ResponseHeaders): void {
@@ -115,11 +124,21 @@ class H2Response implements FrontendResponse {
     if (this.closed) return false;
     if (!this.#headSent) this.#sendHead(false, undefined);
     if (this.#bodyless) return true;
-    return this.#stream.write(chunk);
+    return this.#writeQueue().write(chunk);
+  }
+
+  #writeQueue(): NodeWriteQueue {
+    if (this.#writes === undefined) {
+      const writes = new NodeWriteQueue(this.#stream, this.#budget, { frontend: 'node', path: this.#path }, () => this.destroy());
+      this.#writes = writes;
+      this.#lifecycle.onClose(() => writes.close());
+    }
+    return this.#writes;
   }
 
   onDrain(cb: () => void): void {
-    this.#stream.once('drain', cb);
+    if (this.#writes !== undefined) this.#writes.onDrain(cb);
+    else this.#stream.once('drain', cb);
   }
 
   destroy(): void {
@@ -146,6 +165,7 @@ class H2Response implements FrontendResponse {
       this.endParts([chunk]);
       return;
     }
+    if (this.#endAfterWrites(chunk === undefined ? [] : [typeof chunk === 'string' ? Buffer.from(chunk) : chunk])) return;
     if (!this.#headSent) {
       const length = chunk === undefined ? 0 : byteLength(chunk);
       this.#sendHead(length === 0, length);
@@ -162,6 +182,7 @@ class H2Response implements FrontendResponse {
 
   endParts(parts: readonly Uint8Array[]): void {
     if (this.closed) return;
+    if (this.#endAfterWrites(parts)) return;
     const total = totalLength(parts);
     if (!this.#headSent) this.#sendHead(total === 0, total);
     else if (total === 0 && !this.#bodyless) this.#stream.end();
@@ -170,6 +191,14 @@ class H2Response implements FrontendResponse {
     if (total === 0 || this.#bodyless) return;
     this.#pump = new PartsPump(this.#stream, parts, total);
     this.#pump.start();
+  }
+
+  /** Output written earlier still waits for the client: the end goes after it. */
+  #endAfterWrites(parts: readonly Uint8Array[]): boolean {
+    const writes = this.#writes;
+    if (writes === undefined || !writes.endAfter(parts, () => this.#stream.end())) return false;
+    this.#ended = true;
+    return true;
   }
 
   #sendHead(endStream: boolean, length: number | undefined): void {

@@ -3,7 +3,9 @@
  * copied out of the native request up front, the parsed forms built only
  * when read.
  */
+import type { StatusError } from '../endpoints/status.ts';
 import type { ApiRequest } from '../server/http.ts';
+import { conflictingLengths } from './body-limit.ts';
 import { HeaderBag } from './header-bag.ts';
 import type { ExchangeLifecycle } from './lifecycle.ts';
 
@@ -58,6 +60,11 @@ export abstract class RequestBase implements ApiRequest {
 
   headerNames(): string[] {
     return this.headers.names();
+  }
+
+  /** Why the request's framing cannot be trusted, if it cannot (stacks that do not check it themselves ask). */
+  framingError(): StatusError | undefined {
+    return conflictingLengths(this.headers);
   }
 
   abstract body(limitBytes: number): Promise<Uint8Array>;

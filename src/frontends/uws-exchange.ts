@@ -8,6 +8,13 @@
  * - Every write goes through cork(): outside the request callback (after an
  *   await) an uncorked write is a syscall, and a TLS record, per call.
  * - Backpressure comes from write()'s return and onWritable.
+ * - A streamed body (a watch) whose client does not keep up waits in a
+ *   WatchQueue of references to the caller's chunks, shared with every
+ *   other watcher of the same event and counted against the process's
+ *   WatchBudget: uWS itself gets the next piece only from onWritable, so it
+ *   holds at most about a piece of each stream, where write() would copy
+ *   all that the socket does not take into its backpressure buffer, once
+ *   per watcher.
  * - A large body with a known length (endParts, or a large end) is streamed
  *   with tryEnd, a cork buffer's worth per cork, resumed from onWritable: uWS
  *   then holds at most one cork buffer of it, where end() or write() would
@@ -16,12 +23,14 @@
  */
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import { STATUS_CODES } from 'node:http';
+import { statusBody } from '../endpoints/status.ts';
 import type { RequestHandler } from '../server/http.ts';
 import { closeRatherThanDrain, declaredLength, EMPTY_BODY, mayHaveBody } from './body-limit.ts';
 import { joinSmall, NO_PARTS, PartsCursor, totalLength } from './body-parts.ts';
 import { ExchangeLifecycle, runAll } from './lifecycle.ts';
 import { PushedBody } from './pushed-body.ts';
 import { RequestBase } from './request-base.ts';
+import type { WatchBudget, WatchQueue } from './watch-budget.ts';
 import type { PendingHead, ResponseHeaders } from './response-head.ts';
 import { checkHeader, DEFAULT_HEAD, findHeader, isBodyless, isConnectionSpecific, wantsClose } from './response-head.ts';
 import type { ErrorReporter, FrontendResponse } from './run-handler.ts';
@@ -34,11 +43,19 @@ export function serveUws(
   handler: RequestHandler,
   report: ErrorReporter,
   track: (lifecycle: ExchangeLifecycle) => void,
+  budget: WatchBudget,
 ): void {
   const lifecycle = new ExchangeLifecycle();
   const req = new UwsRequest(res, nativeReq, lifecycle);
-  const response = new UwsResponse(res, req, lifecycle);
+  const response = new UwsResponse(res, req, lifecycle, budget);
   track(lifecycle);
+  // uWS's parser lets disagreeing Content-Lengths through: answered here, before any handler, and the connection closed.
+  const refused = req.framingError();
+  if (refused !== undefined) {
+    response.writeHead(refused.code, { 'content-type': 'application/json', connection: 'close' });
+    response.end(statusBody(refused));
+    return;
+  }
   runHandler(handler, req, response, report);
 }
 
@@ -124,6 +141,7 @@ class UwsResponse implements FrontendResponse {
   readonly #res: HttpResponse;
   readonly #req: UwsRequest;
   readonly #lifecycle: ExchangeLifecycle;
+  readonly #budget: WatchBudget;
   #head: PendingHead = DEFAULT_HEAD;
   #headSent = false;
   #ended = false;
@@ -134,7 +152,13 @@ class UwsResponse implements FrontendResponse {
    * since the last write that went through without backpressure: an upper
    * bound on what uWS holds.
    */
-  #buffered = 0;
+  #held = 0;
+  /** uWS reported backpressure: written chunks wait in #queue until onWritable. */
+  #blocked = false;
+  /** Written chunks uWS has not been given yet; made the first time uWS backs up. */
+  #queue: WatchQueue | undefined;
+  /** end() came while chunks were queued: the response ends once they are out. */
+  #endQueued = false;
   #drains: (() => void)[] = [];
   #writableHooked = false;
   /** The rest of a body being streamed after end or endParts; undefined otherwise. */
@@ -142,10 +166,11 @@ class UwsResponse implements FrontendResponse {
   /** Whether #body goes out in chunks (the head went out before, without a length) or by tryEnd. */
   #chunkedBody = false;
 
-  constructor(res: HttpResponse, req: UwsRequest, lifecycle: ExchangeLifecycle) {
+  constructor(res: HttpResponse, req: UwsRequest, lifecycle: ExchangeLifecycle, budget: WatchBudget) {
     this.#res = res;
     this.#req = req;
     this.#lifecycle = lifecycle;
+    this.#budget = budget;
     res.onAborted(() => {
       this.#drains = [];
       this.#dropBody();
@@ -164,7 +189,7 @@ class UwsResponse implements FrontendResponse {
 
   get bufferedBytes(): number {
     if (this.#body !== undefined) return this.#body.remaining;
-    return this.closed ? 0 : this.#buffered;
+    return this.#lifecycle.closed ? 0 : (this.#queue?.bytes ?? 0) + this.#held;
   }
 
   writeHead(status: number, headers: ResponseHeaders): void {
@@ -179,13 +204,19 @@ class UwsResponse implements FrontendResponse {
       this.#res.cork(() => this.#sendHead(head));
     }
     if (this.#bodyless) return true;
-    const ok = this.#writePieces(chunk);
-    if (ok) {
-      this.#buffered = 0;
-      return true;
+    if (this.#blocked) {
+      const queue = this.#queueFor();
+      queue.push(chunk);
+      if (!queue.closed) this.#rearmTimeout(queue);
+      return false;
     }
-    this.#buffered += chunk.byteLength;
-    this.#hookWritable();
+    const taken = this.#writePieces(chunk);
+    if (!this.#blocked) return true;
+    // uWS took up to the piece that met backpressure; the rest waits here,
+    // by reference. Either may drop this very response (over the budget).
+    const queue = this.#queueFor();
+    queue.setPrivate(this.#held);
+    if (taken < chunk.byteLength) queue.push(chunk.subarray(taken));
     return false;
   }
 
@@ -352,6 +383,13 @@ class UwsResponse implements FrontendResponse {
    */
   #endChunked(parts: readonly Uint8Array[], total: number, close: boolean): void {
     this.#ended = true;
+    if (this.#blocked && !this.#bodyless) {
+      // Written chunks still wait: the rest goes after them (see #pumpQueue).
+      this.#endQueued = true;
+      const queue = this.#queueFor();
+      for (const part of parts) queue.push(part);
+      return;
+    }
     if (this.#bodyless) {
       this.#res.cork(() => this.#finish(undefined, close));
       this.#lifecycle.finish(false);
@@ -421,24 +459,100 @@ class UwsResponse implements FrontendResponse {
    * cork. A larger corked write takes a path in this uWS (AsyncSocket
    * write -> uncork) that, when the socket is already backed up, buffers the
    * cork buffer and silently drops the rest of the write: a slow watch
-   * client would get a corrupt chunked stream. Returns false once any piece
-   * met backpressure.
+   * client would get a corrupt chunked stream. Stops after the first piece
+   * that met backpressure (uWS keeps that one) and returns how many bytes
+   * uWS took.
    */
-  #writePieces(chunk: Uint8Array): boolean {
+  #writePieces(chunk: Uint8Array): number {
+    let offset = 0;
+    while (offset < chunk.byteLength) {
+      const piece = chunk.byteLength <= PIECE_BYTES ? chunk : chunk.subarray(offset, offset + PIECE_BYTES);
+      offset += piece.byteLength;
+      if (!this.#writePiece(piece)) break;
+    }
+    return offset;
+  }
+
+  /** One piece in its own cork; false (and blocked, waiting for onWritable) when it met backpressure. */
+  #writePiece(piece: Uint8Array): boolean {
     const res = this.#res;
     let ok = true;
-    const write = (piece: Uint8Array): void => {
-      if (!res.write(piece)) ok = false;
-    };
-    if (chunk.byteLength <= PIECE_BYTES) {
-      res.cork(() => write(chunk));
-      return ok;
+    res.cork(() => {
+      ok = res.write(piece);
+    });
+    if (ok) {
+      this.#held = 0;
+      return true;
     }
-    for (let offset = 0; offset < chunk.byteLength; offset += PIECE_BYTES) {
-      const piece = chunk.subarray(offset, offset + PIECE_BYTES);
-      res.cork(() => write(piece));
+    // uWS keeps the piece, and whatever it held before, in its own buffer.
+    this.#held += piece.byteLength;
+    this.#blocked = true;
+    this.#hookWritable();
+    return false;
+  }
+
+  /**
+   * uWS closes a connection 10 s (its HTTP timeout) after a write that met
+   * backpressure unless it becomes writable meanwhile. Every write used to
+   * re-arm that timer; a stream that only queues would now be closed 10 s
+   * after it first backed up, however the bounds are set. A byte of the
+   * queue handed over per write keeps the old behaviour (the flags decide
+   * when a slow watcher goes) for a few bytes of uWS buffer per event.
+   */
+  #rearmTimeout(queue: WatchQueue): void {
+    const piece = queue.view(1);
+    queue.advance(piece.byteLength);
+    if (this.#writePiece(piece)) {
+      // uWS flushed its own buffer to take it: the socket has room, and no
+      // writable event may come for it. Go on from here.
+      this.#pumpQueue();
+      return;
     }
-    return ok;
+    queue.setPrivate(this.#held);
+  }
+
+  /** The queue for this response, with its bytes let go when the exchange closes. */
+  #queueFor(): WatchQueue {
+    if (this.#queue === undefined) {
+      const queue = this.#budget.open({ frontend: 'uws', path: this.#req.path }, () => this.destroy());
+      this.#queue = queue;
+      this.#lifecycle.onClose(() => queue.close());
+    }
+    return this.#queue;
+  }
+
+  /**
+   * From onWritable: hands uWS the queued chunks a piece at a time until it
+   * backs up again. Once all are out, the response ends (if end() came
+   * meanwhile) or the handler hears of the drain.
+   */
+  #pumpQueue(): Progress {
+    const queue = this.#queue;
+    if (queue !== undefined) {
+      while (queue.bytes > 0) {
+        const piece = queue.view(PIECE_BYTES);
+        queue.advance(piece.byteLength);
+        if (!this.#writePiece(piece)) {
+          queue.setPrivate(this.#held);
+          return 'blocked';
+        }
+      }
+    }
+    // uWS may still hold some of the last pieces; it flushes them on the next
+    // writes or writable events, and they are not counted any more.
+    this.#held = 0;
+    queue?.setPrivate(0);
+    this.#blocked = false;
+    if (this.#endQueued) {
+      this.#endQueued = false;
+      this.#res.cork(() => this.#finish(undefined, false));
+      this.#lifecycle.finish(false);
+      return 'done';
+    }
+    const drains = this.#drains;
+    this.#drains = [];
+    runAll(drains);
+    return 'more';
   }
 
   /** Validates everything before touching uWS, so a bad header throws here and not half-way into a cork. */
@@ -491,11 +605,7 @@ class UwsResponse implements FrontendResponse {
       // (an idle watch) would keep its last bytes stuck; an empty cork
       // flushes them.
       this.#res.cork(noop);
-      this.#buffered = 0;
-      const drains = this.#drains;
-      this.#drains = [];
-      runAll(drains);
-      return true;
+      return this.#pumpQueue() !== 'blocked';
     });
   }
 }

@@ -7,6 +7,10 @@
  * uWS. So we require the binary for this platform and Node ABI
  * (process.versions.modules) directly, and on failure return null: the
  * server then runs on the node front end alone.
+ *
+ * This build (uWebSockets v20.30) reads no environment variables: the
+ * UWS_HTTP_MAX_HEADERS_SIZE / _COUNT knobs and the 400/431/505 answers of
+ * later versions are not in it. Its parser limits are in the README.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';

@@ -13,6 +13,7 @@ import { reportToConsole } from './run-handler.ts';
 import type { UwsModule } from './uws-loader.ts';
 import { loadUws } from './uws-loader.ts';
 import { serveUws } from './uws-exchange.ts';
+import { WatchBudget } from './watch-budget.ts';
 
 export interface UwsFrontendOptions {
   host: string;
@@ -25,6 +26,8 @@ export interface UwsFrontendOptions {
   onError?: ErrorReporter;
   /** The loaded module; loadUws() by default. */
   uws?: UwsModule;
+  /** Bounds what slow streamed responses hold, shared with the other front ends; unbounded by default. */
+  watchBudget?: WatchBudget;
 }
 
 /**
@@ -36,6 +39,7 @@ export async function startUwsFrontend(opts: UwsFrontendOptions): Promise<Fronte
   if (uws === null) throw new Error('uWS unavailable: the native binary did not load');
   const { handler } = opts;
   const report = opts.onError ?? reportToConsole;
+  const budget = opts.watchBudget ?? new WatchBudget({ maxBytes: Infinity });
 
   let app: TemplatedApp;
   try {
@@ -54,7 +58,7 @@ export async function startUwsFrontend(opts: UwsFrontendOptions): Promise<Fronte
       if (open.size === 0) allDone?.();
     });
   };
-  app.any('/*', (res, req) => serveUws(res, req, handler, report, track));
+  app.any('/*', (res, req) => serveUws(res, req, handler, report, track, budget));
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
     app.listen(opts.host, opts.port, (socket) => {

@@ -18,6 +18,7 @@ import { PatchError } from './patch-error.ts';
 import { notAnObjectStatus, patchErrorStatus } from './patch-status.ts';
 import type { SchemaLookup } from './schema-lookup.ts';
 import { applyStrategicMergePatch } from './strategic-merge-patch.ts';
+import { jsonDepthExceeded, jsonDepthMessage } from '../typed/depth.ts';
 
 export { applyJsonPatch, decodeJsonPatch, MAX_JSON_PATCH_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS, type JsonPatchLimits } from './json-patch.ts';
 export { applyMergePatch } from './merge-patch.ts';
@@ -94,8 +95,13 @@ function mediaTypeOf(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Every patch body must be JSON; the original checks this before looking at its shape. */
+/**
+ * Every patch body must be JSON; the original checks this before looking at
+ * its shape. Nesting is limited first: the patch algorithms recurse.
+ */
 function parseJson(bytes: Uint8Array): unknown {
+  const deep = jsonDepthExceeded(bytes);
+  if (deep >= 0) throw errors.badRequest(`invalid JSON patch: ${jsonDepthMessage(bytes, deep)}`);
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch {

@@ -25,15 +25,37 @@ export function setOwn(obj: JsonObject, key: string, value: unknown): void {
   Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
-/** A deep copy; patch algorithms mutate their inputs, callers keep theirs. */
+/**
+ * A deep copy; patch algorithms mutate their inputs, callers keep theirs.
+ * Iterative: a patch (a JSON patch `copy` into itself) can build values
+ * deeper than the stack allows.
+ */
 export function cloneJson<T>(v: T): T {
-  if (Array.isArray(v)) return v.map((x: unknown) => cloneJson(x)) as T;
-  if (isJsonObject(v)) {
-    const out: JsonObject = {};
-    for (const k of Object.keys(v)) setOwn(out, k, cloneJson(v[k]));
-    return out as T;
+  if (typeof v !== 'object' || v === null) return v;
+  const root: unknown = Array.isArray(v) ? new Array<unknown>(v.length) : {};
+  const from: object[] = [v];
+  const to: object[] = [root as object];
+  while (from.length > 0) {
+    const src = from.pop()!;
+    const dst = to.pop()!;
+    if (Array.isArray(src)) {
+      const out = dst as unknown[];
+      for (let i = 0; i < src.length; i++) out[i] = copyShallow(src[i], from, to);
+    } else {
+      const out = dst as JsonObject;
+      for (const k of Object.keys(src)) setOwn(out, k, copyShallow((src as JsonObject)[k], from, to));
+    }
   }
-  return v;
+  return root as T;
+}
+
+/** A scalar as is, or a fresh empty container queued to be filled from `x`. */
+function copyShallow(x: unknown, from: object[], to: object[]): unknown {
+  if (typeof x !== 'object' || x === null) return x;
+  const copy: object = Array.isArray(x) ? new Array<unknown>(x.length) : {};
+  from.push(x);
+  to.push(copy);
+  return copy;
 }
 
 /** Structural equality: object key order does not matter, array order does. */

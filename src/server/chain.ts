@@ -68,7 +68,7 @@ export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
 
   const maxInflight = withMaxInflight(options, inflight);
   const filters: Filter[] = [
-    withPanicRecovery(logger),
+    withPanicRecovery(logger, metrics),
     withRequestInfo(),
     withLogging(logger),
     withMetrics(metrics),
@@ -78,7 +78,7 @@ export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
     ...(maxInflight ? [maxInflight] : []),
     withAuthorization(deps.authorizer),
   ];
-  const run = composeFilters(filters, handleErrors(deps.handler, logger));
+  const run = composeFilters(filters, handleErrors(deps.handler, logger, metrics));
 
   return async (req, res) => {
     const tracked = new TrackedResponse(res);

@@ -3,7 +3,11 @@
  * data only through its typed fields (request info, user, deadline), in the
  * manner of the original's request context.
  */
+import { randomUUID } from 'node:crypto';
 import type { ApiRequest, ApiResponse } from './http.ts';
+
+/** A client-sent Audit-ID is kept only if short and plain (it goes into logs). */
+const SANE_AUDIT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** What the request is about, parsed from its path, method and query (filters/with-request-info.ts). */
 export interface RequestInfo {
@@ -53,6 +57,7 @@ export class RequestContext {
   status = 0;
   /** Warnings to send as `Warning` headers (deprecations, ...). */
   readonly warnings: string[] = [];
+  #auditID: string | undefined;
 
   constructor(
     readonly req: ApiRequest,
@@ -63,6 +68,19 @@ export class RequestContext {
 
   get signal(): AbortSignal {
     return this.abort.signal;
+  }
+
+  /**
+   * The request's ID for logs, as the original's audit ID: the client's
+   * `Audit-ID` header when it sent a plain one, else a fresh UUID. Made on
+   * first use, so requests that never log one pay nothing.
+   */
+  get auditID(): string {
+    if (this.#auditID === undefined) {
+      const sent = this.req.header('audit-id');
+      this.#auditID = sent !== undefined && SANE_AUDIT_ID.test(sent) ? sent : randomUUID();
+    }
+    return this.#auditID;
   }
 }
 

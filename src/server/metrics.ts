@@ -78,6 +78,20 @@ export class ApiserverMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * Requests failed by an error of the server's own (not the client's): a
+   * 500 answer, or an open watch ended with an ERROR event because an event
+   * could not be encoded or sent. Each also has one error log line with its
+   * audit ID. The original counts only the 500s (apiserver_request_total);
+   * a watch already answered 200 needs a counter of its own.
+   */
+  readonly internalErrors = new Counter({
+    name: 'apiserver_internal_errors_total',
+    help: 'Counter of requests failed by an internal error (a 500 answer, or a watch ended with an ERROR event), broken out for each verb, group, version, resource, scope and component.',
+    labelNames: REQUEST_LABELS,
+    registers: [this.registry],
+  });
+
   #inflightSource: (() => InflightSnapshot) | undefined;
 
   readonly currentInflightRequests: Gauge<'request_kind'>;
@@ -156,6 +170,11 @@ export class ApiserverMetrics {
     const values = requestLabelValues(labels);
     this.requestTotal.labels(...values, String(code)).inc();
     this.requestDuration.labels(...values).observe(seconds);
+  }
+
+  /** One request failed by an internal error (see internalErrors). */
+  recordInternalError(labels: RequestLabels): void {
+    this.internalErrors.labels(...requestLabelValues(labels)).inc();
   }
 
   /** A long-running request began; call the returned function when it ends. */

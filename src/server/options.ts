@@ -44,6 +44,10 @@ export interface ServerOptions {
   requestTimeoutMs: number;
   minRequestTimeoutSeconds: number;
   http2MaxStreamsPerConnection: number;
+  /** Secure port: a connection with nothing in flight is closed after this (the original's fixed 90 s). */
+  httpIdleTimeoutMs: number;
+  /** Secure port: TLS handshake, first request head, HTTP/2 SETTINGS must come within this (the original's fixed 32 s). */
+  httpReadHeaderTimeoutMs: number;
   shutdownDelayMs: number;
   runtimeConfig: Map<string, boolean>;
   enableAdmissionPlugins: string[];
@@ -67,6 +71,8 @@ export interface ServerOptions {
   serviceNodePortRange: string;
   /** How often allocations are reconciled with the Services that exist (0: only at start). */
   serviceAllocationRepairIntervalMs: number;
+  /** Bytes all slow watch clients together may hold before the one holding the most is dropped. */
+  watchMaxTotalBufferedBytes: number;
 }
 
 export class OptionsError extends Error {}
@@ -105,6 +111,12 @@ function bool(name: string): (v: string) => boolean {
     if (v === 'false') return false;
     throw new OptionsError(`invalid value ${JSON.stringify(v)} for --${name}: must be true or false`);
   };
+}
+
+function positiveDuration(name: string, v: string): number {
+  const ms = parseDuration(v);
+  if (!(ms >= 1)) throw new OptionsError(`invalid value ${JSON.stringify(v)} for --${name}: must be at least 1ms`);
+  return ms;
 }
 
 const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -161,7 +173,15 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'max-mutating-requests-inflight': { set: (o, v) => (o.maxMutatingRequestsInflight = int('max-mutating-requests-inflight', 0, 1 << 20)(v)), help: 'mutating in-flight limit (0 = none)' },
   'request-timeout': { set: (o, v) => (o.requestTimeoutMs = parseDuration(v)), help: 'timeout of non-long-running requests' },
   'min-request-timeout': { set: (o, v) => (o.minRequestTimeoutSeconds = int('min-request-timeout', 1, 1 << 30)(v)), help: 'minimum watch timeout, seconds' },
-  'http2-max-streams-per-connection': { set: (o, v) => (o.http2MaxStreamsPerConnection = int('http2-max-streams-per-connection', 0, 1 << 20)(v)), help: 'HTTP/2 streams per connection (0 = default)' },
+  'http2-max-streams-per-connection': { set: (o, v) => (o.http2MaxStreamsPerConnection = int('http2-max-streams-per-connection', 0, 1 << 20)(v)), help: "HTTP/2 streams per connection (0 = 250, the original's default)" },
+  'http-idle-timeout': {
+    set: (o, v) => (o.httpIdleTimeoutMs = positiveDuration('http-idle-timeout', v)),
+    help: 'secure port: close HTTP/1.1 connections idle between requests and HTTP/2 connections with no open stream after this (default 1m30s, as the original)',
+  },
+  'http-read-header-timeout': {
+    set: (o, v) => (o.httpReadHeaderTimeoutMs = positiveDuration('http-read-header-timeout', v)),
+    help: "secure port: the TLS handshake, a request's head (HTTP/1.1) or the client's SETTINGS (HTTP/2) must arrive within this (default 32s, as the original)",
+  },
   'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
   'runtime-config': {
     set: (o, v) => {
@@ -179,6 +199,10 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'watch-bookmark-interval': { set: (o, v) => (o.watchBookmarkIntervalMs = parseDuration(v)), help: 'interval of watch bookmarks (default 1m0s)' },
   'continue-token-lifetime': { set: (o, v) => (o.continueTokenLifetimeMs = parseDuration(v)), help: 'lifetime of list continue tokens (default 5m0s)' },
   'watch-max-buffered-bytes': { set: (o, v) => (o.watchMaxBufferedBytes = int('watch-max-buffered-bytes', 1024, 2 ** 40)(v)), help: 'output a slow watcher may have pending before it is dropped (default 64 MiB)' },
+  'watch-max-total-buffered-bytes': {
+    set: (o, v) => (o.watchMaxTotalBufferedBytes = int('watch-max-total-buffered-bytes', 1024, 2 ** 44)(v)),
+    help: 'output all slow watchers together may have pending (shared event bytes counted once) before the one with the most is dropped (default 512 MiB, at most a quarter of memory)',
+  },
   'list-cache-bytes': {
     set: (o, v) => (o.listCacheBytes = int('list-cache-bytes', 0, 2 ** 40)(v)),
     help: 'bytes of large LIST answers each shard keeps for 10 s to share between clients listing the same thing at once (default 64 MiB; 0 disables)',
@@ -241,6 +265,8 @@ export function defaultOptions(): ServerOptions {
     requestTimeoutMs: 60_000,
     minRequestTimeoutSeconds: 1800,
     http2MaxStreamsPerConnection: 0,
+    httpIdleTimeoutMs: 90_000,
+    httpReadHeaderTimeoutMs: 32_000,
     shutdownDelayMs: 0,
     runtimeConfig: new Map(),
     enableAdmissionPlugins: [],
@@ -255,7 +281,13 @@ export function defaultOptions(): ServerOptions {
     serviceClusterIPRange: DEFAULT_SERVICE_CLUSTER_IP_RANGE,
     serviceNodePortRange: DEFAULT_SERVICE_NODE_PORT_RANGE,
     serviceAllocationRepairIntervalMs: 3 * 60_000,
+    watchMaxTotalBufferedBytes: defaultWatchBudgetBytes(),
   };
+}
+
+/** 512 MiB, or a quarter of the machine's memory if that is less. */
+function defaultWatchBudgetBytes(): number {
+  return Math.min(512 * 1024 * 1024, Math.floor(os.totalmem() / 4));
 }
 
 export function parseArgs(argv: readonly string[]): ServerOptions {

@@ -46,6 +46,8 @@ import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
 import { loadUws } from '../frontends/uws-loader.ts';
 import type { Frontend } from '../frontends/frontend.ts';
+import { WatchBudget } from '../frontends/watch-budget.ts';
+import { registerWatchBudgetMetrics } from './watch-budget-metrics.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
 import { API_FLAVOR, API_FLAVOR_ENV, names } from '../naming/index.ts';
 
@@ -117,6 +119,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       resources: [...registry.shardResources(), RANGES_RESOURCE_SPEC],
       store,
       compactionIntervalMs: opts.etcdCompactionIntervalMs,
+      onError: (err, what) => logger.error({ err }, what),
       runtime: {
         retentionMs: opts.watchCacheRetentionMs,
         bookmarkIntervalMs: opts.watchBookmarkIntervalMs,
@@ -250,7 +253,16 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       },
     });
 
-    // Front ends.
+    // Front ends, with one budget for what slow watchers hold across both.
+    const watchBudget = new WatchBudget({
+      maxBytes: opts.watchMaxTotalBufferedBytes,
+      onDrop: (d) =>
+        logger.warn(
+          { frontend: d.label.frontend, path: d.label.path, queuedBytes: d.queuedBytes, heldBytes: d.heldBytes, maxBytes: d.maxBytes },
+          'closed the watch holding the most output: slow watchers together passed --watch-max-total-buffered-bytes',
+        ),
+    });
+    registerWatchBudgetMetrics(metrics.registry, watchBudget);
     const onError = (err: unknown): void => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'front end error');
     const node: Frontend = await startNodeFrontend({
       host: opts.bindAddress,
@@ -258,7 +270,9 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       tls: { cert: servingCert, key: servingKey, clientCa },
       handler,
       maxStreamsPerConnection: opts.http2MaxStreamsPerConnection,
+      timeouts: { idleMs: opts.httpIdleTimeoutMs, headerReadMs: opts.httpReadHeaderTimeoutMs },
       onError,
+      watchBudget,
     });
     cleanups.push(() => node.close(1000));
     let uwsPort: number | null = null;
@@ -267,7 +281,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       if (uws === null) {
         logger.warn({}, 'uWS front end unavailable on this Node.js; serving on node:http2 alone');
       } else {
-        const front = await startUwsFrontend({ host: opts.bindAddress, port: opts.uwsPort, tls: { certFile: servingCertPath, keyFile: servingKeyPath }, handler, onError, uws });
+        const front = await startUwsFrontend({ host: opts.bindAddress, port: opts.uwsPort, tls: { certFile: servingCertPath, keyFile: servingKeyPath }, handler, onError, uws, watchBudget });
         cleanups.push(() => front.close(1000));
         uwsPort = front.port;
       }

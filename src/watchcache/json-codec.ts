@@ -10,6 +10,7 @@
 import type { Revision } from '../storage/interface.ts';
 import type { CachedObject, ObjectCodec } from './cached-object.ts';
 import { names } from '../naming/index.ts';
+import { ObjectDecodeError } from './object-errors.ts';
 
 /** What writers put at the start of the top-level metadata; see the module comment. */
 export const RESOURCE_VERSION_PLACEHOLDER = '"metadata":{"resourceVersion":""';
@@ -57,12 +58,20 @@ class JsonCachedObject implements CachedObject {
     this.#parsed = parsed;
   }
   #object(): Json {
-    if (this.#parsed === undefined) this.#parsed = JSON.parse(Buffer.from(this.json.buffer, this.json.byteOffset, this.json.byteLength).toString('utf8')) as Json;
+    if (this.#parsed === undefined) this.#parsed = this.#parseJson();
     return this.#parsed;
+  }
+  /** The bytes parsed; ObjectDecodeError (which never quotes them) when they are not JSON. */
+  #parseJson(): Json {
+    try {
+      return JSON.parse(Buffer.from(this.json.buffer, this.json.byteOffset, this.json.byteLength).toString('utf8')) as Json;
+    } catch {
+      throw new ObjectDecodeError(this.key, this.namespace, this.name, this.revision);
+    }
   }
   parse(): Readonly<Record<string, unknown>> {
     // Not kept: an encoder needs it once, and a parsed object costs several times its bytes.
-    const obj = this.#parsed ?? (JSON.parse(Buffer.from(this.json.buffer, this.json.byteOffset, this.json.byteLength).toString('utf8')) as Json);
+    const obj = this.#parsed ?? this.#parseJson();
     return obj !== null && typeof obj === 'object' && !Array.isArray(obj) ? obj : {};
   }
   labels(): Readonly<Record<string, string>> {
@@ -114,8 +123,14 @@ export class JsonObjectCodec implements ObjectCodec {
     }
     // Slow path: no placeholder (an object written by another tool). Bring it
     // into the canonical layout so that `represent` can splice it later.
-    const parsed = JSON.parse(buf.toString('utf8')) as Record<string, unknown>;
-    const canonical = Buffer.from(serializeForStorage(parsed));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(buf.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ObjectDecodeError(key, namespace, name, revision);
+    const canonical = Buffer.from(serializeForStorage(parsed as Record<string, unknown>));
     return this.decode(key, canonical, revision);
   }
 

@@ -11,17 +11,25 @@ import { encodeMessageBytes, joinListItems, parseApiVersion, watchFrameWriter, t
 import type { CachedObject, ObjectCodec } from './cached-object.ts';
 import type { CacheEventType } from './event-window.ts';
 import type { FrameEncoder } from './watchers.ts';
+import { ObjectEncodeError } from './object-errors.ts';
 
 /** The kind a resource's cache holds, from its apiVersion and kind. */
 export function gvkOf(apiVersion: string, kind: string): GroupVersionKind {
   return { ...parseApiVersion(apiVersion), kind };
 }
 
-/** The object's message bytes, encoded on first use and kept on the object. */
+/**
+ * The object's message bytes, encoded on first use and kept on the object.
+ * ObjectEncodeError when the object does not fit its Protobuf type.
+ */
 export function protobufMessage(obj: CachedObject, gvk: GroupVersionKind): Uint8Array {
   let bytes = obj.protobuf;
   if (bytes === undefined) {
-    bytes = encodeMessageBytes(obj.parse() as JsonObject, gvk);
+    try {
+      bytes = encodeMessageBytes(obj.parse() as JsonObject, gvk);
+    } catch (err) {
+      throw new ObjectEncodeError(obj, 'protobuf', err);
+    }
     obj.protobuf = bytes;
   }
   return bytes;

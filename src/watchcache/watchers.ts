@@ -164,22 +164,36 @@ export class WatcherGroups {
 
   /** Sends the initial state as synthetic ADDED events, then makes the watcher live. */
   addWithInitialState(req: WatchRequest, snapshot: readonly CachedObject[], revision: Revision): void {
-    const encoder = this.#encoder(req.encoding);
-    const frames = snapshot.map((obj) => encoder.event('ADDED', obj));
-    if (req.initialEventsEnd) frames.push(encoder.bookmark(this.#codec, revision, true));
-    if (frames.length > 0) this.#output.send([req.id], frames, revision);
-    this.#join(req);
+    this.#start(req, revision, (encoder) => snapshot.map((obj) => encoder.event('ADDED', obj)));
   }
 
   /** Sends the window's matching events after the start revision, then makes the watcher live. */
   addFrom(req: WatchRequest, events: Iterable<CacheEvent>, revision: Revision): void {
-    const encoder = this.#encoder(req.encoding);
-    const frames: Uint8Array[] = [];
-    for (const ev of events) {
-      const type = transition(req.predicate, ev);
-      if (type !== null) frames.push(encoder.event(type, this.#frameObject(ev, type)));
+    this.#start(req, revision, (encoder) => {
+      const frames: Uint8Array[] = [];
+      for (const ev of events) {
+        const type = transition(req.predicate, ev);
+        if (type !== null) frames.push(encoder.event(type, this.#frameObject(ev, type)));
+      }
+      return frames;
+    });
+  }
+
+  /**
+   * Sends a new watcher its first frames and makes it live. A frame it cannot
+   * encode (an object its encoding cannot carry) ends this watcher alone with
+   * the error; it never joins a group.
+   */
+  #start(req: WatchRequest, revision: Revision, catchUp: (encoder: FrameEncoder) => Uint8Array[]): void {
+    let frames: Uint8Array[];
+    try {
+      const encoder = this.#encoder(req.encoding);
+      frames = catchUp(encoder);
+      if (req.initialEventsEnd) frames.push(encoder.bookmark(this.#codec, revision, true));
+    } catch (err) {
+      this.#output.close([req.id], asError(err));
+      return;
     }
-    if (req.initialEventsEnd) frames.push(encoder.bookmark(this.#codec, revision, true));
     if (frames.length > 0) this.#output.send([req.id], frames, revision);
     this.#join(req);
   }
@@ -200,21 +214,41 @@ export class WatcherGroups {
     }
   }
 
-  /** Fans a batch of events out to the live groups. */
+  /**
+   * Fans a batch of events out to the live groups. A group whose encoding
+   * fails on an event gets the frames before it, then its watchers end with
+   * the error; every other group, of any encoding, gets the whole batch.
+   */
   dispatch(batch: readonly CacheEvent[], revision: Revision): void {
     if (this.#groups.size === 0) return;
     const out = new Map<Group, Uint8Array[]>();
-    const encoded = new Map<string, Map<CacheEvent, Uint8Array>>();
+    const failed = new Map<Group, Error>();
+    // Each frame (or the error making it) once per encoding, event type and event.
+    const encoded = new Map<string, Map<CacheEvent, Uint8Array | Error>>();
     const consider = (group: Group, ev: CacheEvent): void => {
-      const type = transition(group.predicate, ev);
-      if (type === null) return;
-      const cacheKey = `${group.encoding}:${type}`;
-      let perEvent = encoded.get(cacheKey);
-      if (perEvent === undefined) encoded.set(cacheKey, (perEvent = new Map()));
-      let frame = perEvent.get(ev);
-      if (frame === undefined) {
-        frame = group.encoder.event(type, this.#frameObject(ev, type));
-        perEvent.set(ev, frame);
+      if (failed.has(group)) return;
+      let frame: Uint8Array | Error | undefined;
+      try {
+        const type = transition(group.predicate, ev);
+        if (type === null) return;
+        const cacheKey = `${group.encoding}:${type}`;
+        let perEvent = encoded.get(cacheKey);
+        if (perEvent === undefined) encoded.set(cacheKey, (perEvent = new Map()));
+        frame = perEvent.get(ev);
+        if (frame === undefined) {
+          try {
+            frame = group.encoder.event(type, this.#frameObject(ev, type));
+          } catch (err) {
+            frame = asError(err);
+          }
+          perEvent.set(ev, frame);
+        }
+      } catch (err) {
+        frame = asError(err); // the group's predicate failed on this event
+      }
+      if (frame instanceof Error) {
+        failed.set(group, frame);
+        return;
       }
       let frames = out.get(group);
       if (frames === undefined) out.set(group, (frames = []));
@@ -241,14 +275,33 @@ export class WatcherGroups {
       }
     }
     for (const [group, frames] of out) this.#output.send(group.ids(), frames, revision);
+    for (const [group, error] of failed) this.#endGroup(group, error);
   }
 
   /** Sends a bookmark at `revision` to every live watcher that asked for bookmarks. */
   bookmark(revision: Revision): void {
-    for (const group of this.#groups.values()) {
+    for (const group of [...this.#groups.values()]) {
       if (!group.bookmarks) continue;
-      this.#output.send(group.ids(), [group.encoder.bookmark(this.#codec, revision, false)], revision);
+      let frame: Uint8Array;
+      try {
+        frame = group.encoder.bookmark(this.#codec, revision, false);
+      } catch (err) {
+        this.#endGroup(group, asError(err));
+        continue;
+      }
+      this.#output.send(group.ids(), [frame], revision);
     }
+  }
+
+  /** Ends every watcher of one group with `error` (its encoding failed); other groups are untouched. */
+  #endGroup(group: Group, error: Error): void {
+    const ids = group.ids();
+    for (const id of ids) {
+      this.#groupOf.delete(id);
+      group.delete(id);
+    }
+    this.#dropIfEmpty(group);
+    this.#output.close(ids, error);
   }
 
   remove(id: number): void {
@@ -273,3 +326,6 @@ export class WatcherGroups {
   }
 }
 
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { processApiFlavor } from '../../src/naming/flavor.ts';
 import { parseArgs } from '../../src/server/options.ts';
-import { createLogger } from '../../src/server/logging.ts';
+import { createLogger, type LogDestination, type LogLevel } from '../../src/server/logging.ts';
 import { startServer, type RunningServer } from '../../src/server/server.ts';
 import { uwsPortArg } from './uws-toggle.ts';
 
@@ -66,7 +66,10 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(extraArgs: string[] = [], opts: { dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  extraArgs: string[] = [],
+  opts: { dataDir?: string; logs?: { level: LogLevel; destination: LogDestination } } = {},
+): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'orch-e2e-')));
   const securePort = await freePort();
   const uwsPort = await freePort();
@@ -80,7 +83,7 @@ export async function startTestServer(extraArgs: string[] = [], opts: { dataDir?
     `--api-flavor=${processApiFlavor()}`,
     ...extraArgs,
   ]);
-  const logger = createLogger({ level: (process.env['ORCH_TEST_LOG'] as 'info' | undefined) ?? 'silent' });
+  const logger = createLogger(opts.logs ?? { level: (process.env['ORCH_TEST_LOG'] as 'info' | undefined) ?? 'silent' });
   const server = await startServer(options, logger);
   const files = server.files;
   const [ca, cert, key] = await Promise.all([fs.readFile(files.caCertPath), fs.readFile(files.adminCertPath), fs.readFile(files.adminKeyPath)]);

@@ -137,7 +137,14 @@ export class StoredRange<V> {
           this.#known = null;
           continue;
         }
-        if (result === NO_CHANGE) return undefined as T;
+        if (result === NO_CHANGE) {
+          // Nothing to do by what this server last saw; but another server may
+          // have allocated the value since (a release of a Service it created):
+          // only a fresh read may conclude there is nothing to change.
+          if (fresh) return undefined as T;
+          this.#known = null;
+          continue;
+        }
         const record = { range: this.range.spec, data: next.snapshot() };
         try {
           const revision = known.revision === 0 ? await this.#store.create(this.key, record) : await this.#store.update(this.key, record, known.revision);

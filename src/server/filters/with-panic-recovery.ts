@@ -1,32 +1,45 @@
 /**
  * Panic recovery: no exception leaves the chain. An error becomes a Status
- * response (a StatusError as itself, anything else as a generic 500), is
- * logged once when it was not a StatusError, and the process carries on with
- * the next request, as the original's WithPanicRecovery does.
+ * response (a StatusError as itself, anything else as a generic 500), and
+ * the process carries on with the next request, as the original's
+ * WithPanicRecovery does. An internal failure (anything not a StatusError,
+ * or a StatusError of 500) is logged once, with the request's audit ID, and
+ * counted in apiserver_internal_errors_total.
  *
  * Two places use it: outermost, for errors thrown by filters (a broken
  * authenticator, say), and around the API handler (handleErrors), so a
  * handler's StatusError is written inside the logging and metrics filters
- * and they see its code.
+ * and they see its code. A handler whose answer was already under way (a
+ * watch that ended itself with an ERROR event) throws afterwards only to be
+ * logged and counted here; its response is left as it is.
  */
 import type { Filter, RequestContext } from '../context.ts';
 import type { Logger } from '../logging.ts';
+import type { ApiserverMetrics } from '../metrics.ts';
 import { StatusError } from '../../endpoints/status.ts';
+import { requestLabels } from './request-labels.ts';
 import { trackedResponse } from './tracked-response.ts';
-import { writeStatus } from './write-status.ts';
+import { toStatusError, writeStatus } from './write-status.ts';
+
+/** True for errors of the server's own making: they are logged and counted. */
+function isInternal(err: unknown): boolean {
+  return !(err instanceof StatusError) || err.code === 500;
+}
 
 /** Answers `err` on the request's response, or ends it if the answer had already begun. */
-export function respondWithError(ctx: RequestContext, err: unknown, logger: Logger): void {
+export function respondWithError(ctx: RequestContext, err: unknown, logger: Logger, metrics?: ApiserverMetrics): void {
   const res = trackedResponse(ctx);
   // Query left out of these logs: it can carry tokens (see with-logging.ts).
   if (ctx.signal.aborted && (res.sealed || res.finished)) {
     // The request timed out or the client left, and the handler failed on its
     // way out (typically an AbortError): expected, and nobody to answer.
-    logger.debug({ err, method: ctx.req.method, path: ctx.req.path }, 'handler failed after the request was aborted');
+    logger.debug({ err, auditID: ctx.auditID, method: ctx.req.method, path: ctx.req.path }, 'handler failed after the request was aborted');
     return;
   }
-  if (!(err instanceof StatusError)) {
-    logger.error({ err, method: ctx.req.method, path: ctx.req.path }, "apiserver panic'd");
+  const internal = isInternal(err);
+  if (internal) {
+    logger.error({ err, auditID: ctx.auditID, method: ctx.req.method, path: ctx.req.path }, "apiserver panic'd");
+    metrics?.recordInternalError(requestLabels(ctx));
   }
   if (res.finished) return;
   if (res.headWritten || res.sealed) {
@@ -35,16 +48,21 @@ export function respondWithError(ctx: RequestContext, err: unknown, logger: Logg
     if (!res.sealed) res.takeOver().end();
     return;
   }
-  writeStatus(res, err);
+  writeStatus(res, internal ? withAuditID(toStatusError(err), ctx.auditID) : err);
+}
+
+/** The answer to an internal failure carries the audit ID its log line has (as the original's Audit-Id header). */
+function withAuditID(err: StatusError, auditID: string): StatusError {
+  return new StatusError(err.code, err.reason, err.message, err.details, { ...err.headers, 'audit-id': auditID });
 }
 
 /** The outermost filter: catches whatever the rest of the chain throws. */
-export function withPanicRecovery(logger: Logger): Filter {
+export function withPanicRecovery(logger: Logger, metrics?: ApiserverMetrics): Filter {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
-      respondWithError(ctx, err, logger);
+      respondWithError(ctx, err, logger, metrics);
     }
   };
 }
@@ -55,17 +73,21 @@ export function withPanicRecovery(logger: Logger): Filter {
  * A handler that wrote headers and keeps streaming after returning is left
  * alone (its response ends when it ends it).
  */
-export function handleErrors(handler: (ctx: RequestContext) => Promise<void>, logger: Logger): (ctx: RequestContext) => Promise<void> {
+export function handleErrors(
+  handler: (ctx: RequestContext) => Promise<void>,
+  logger: Logger,
+  metrics?: ApiserverMetrics,
+): (ctx: RequestContext) => Promise<void> {
   return async (ctx) => {
     try {
       await handler(ctx);
     } catch (err) {
-      respondWithError(ctx, err, logger);
+      respondWithError(ctx, err, logger, metrics);
       return;
     }
     const res = trackedResponse(ctx);
     if (!res.headWritten && !res.finished) {
-      respondWithError(ctx, new Error('handler returned without writing a response'), logger);
+      respondWithError(ctx, new Error('handler returned without writing a response'), logger, metrics);
     }
   };
 }

@@ -263,6 +263,18 @@ describe('several servers on one store', () => {
     const again = await created(b, service({ type: 'NodePort', clusterIP: String(spec(held)['clusterIP']), ports: [{ port: 80, nodePort: nodePorts(held)[0] }] }));
     assert.equal(spec(again)['clusterIP'], spec(held)['clusterIP']);
   });
+
+  it('a server releases what another allocated, though its own last view never saw it taken', async () => {
+    const store = new MemoryRangeStore();
+    const [a, b] = [server(store), server(store)];
+    await created(a, service({ type: 'NodePort', ports: [{ port: 80 }] })); // a's view is now remembered
+    const byB = await created(b, service({ type: 'NodePort', ports: [{ port: 80 }] }, 'by-b'));
+    await a.allocators.afterDelete(byB); // a deletes b's Service: a's stale view shows its values free
+    const port = nodePorts(byB)[0]!;
+    const again = await created(b, service({ type: 'NodePort', clusterIP: String(spec(byB)['clusterIP']), ports: [{ port: 80, nodePort: port }] }, 'again'));
+    assert.equal(nodePorts(again)[0], port);
+    assert.equal(spec(again)['clusterIP'], spec(byB)['clusterIP']);
+  });
 });
 
 describe('odd input', () => {
