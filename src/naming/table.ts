@@ -37,6 +37,10 @@ export interface NamingTable {
   readonly namespaceFinalizer: string;
   /** The field manager of the API server's own writes. */
   readonly apiServerFieldManager: string;
+  /** The cluster's name in generated kubeconfigs. */
+  readonly clusterName: string;
+  /** First label of the in-cluster DNS names on the generated serving certificate (`<host>.default.svc`). */
+  readonly inClusterHost: string;
   /** The in-cluster Service of the API server, in `default`. */
   readonly apiServiceName: string;
   /** Config map in every namespace with the cluster's CA bundle. */
@@ -105,6 +109,8 @@ const ORCH: NamingTable = {
   nodeLeaseNamespace: 'orch-node-lease',
   namespaceFinalizer: 'orch',
   apiServerFieldManager: 'orch-apiserver',
+  clusterName: 'orch',
+  inClusterHost: 'orch',
   apiServiceName: 'kubernetes',
   rootCaConfigMap: 'orch-root-ca.crt',
   clusterInfoKey: 'orchconfig',
@@ -163,6 +169,8 @@ const KUBERNETES: NamingTable = {
   nodeLeaseNamespace: 'kube-node-lease',
   namespaceFinalizer: 'kubernetes',
   apiServerFieldManager: 'kube-apiserver',
+  clusterName: 'kubernetes',
+  inClusterHost: 'kubernetes',
   apiServiceName: 'kubernetes',
   rootCaConfigMap: 'kube-root-ca.crt',
   clusterInfoKey: 'kubeconfig',
