@@ -26,6 +26,8 @@ export interface NamingTable {
   readonly openApiExtensionPrefix: string;
   /** Every spelling of the vendor extensions written (ours last is read first). */
   readonly openApiExtensionPrefixes: readonly string[];
+  /** After `v1.32.0` in /version's gitVersion (a semver pre-release tag, or nothing). */
+  readonly gitVersionSuffix: string;
   /** Title of the OpenAPI documents. */
   readonly openApiTitle: string;
   /** Prefix of OpenAPI definition names (`<prefix>.api.core.v1.Pod`). */
@@ -102,6 +104,7 @@ const ORCH: NamingTable = {
   protobufMediaType: 'application/vnd.orch.protobuf',
   openApiExtensionPrefix: 'x-orch-',
   openApiExtensionPrefixes: ['x-kubernetes-', 'x-orch-'],
+  gitVersionSuffix: '-orch',
   openApiTitle: 'Orch',
   schemaPrefix: 'io.orch',
   systemNamespace: 'orch-system',
@@ -162,6 +165,7 @@ const KUBERNETES: NamingTable = {
   protobufMediaType: 'application/vnd.kubernetes.protobuf',
   openApiExtensionPrefix: 'x-kubernetes-',
   openApiExtensionPrefixes: ['x-kubernetes-'],
+  gitVersionSuffix: '',
   openApiTitle: 'Kubernetes',
   schemaPrefix: 'io.k8s',
   systemNamespace: 'kube-system',

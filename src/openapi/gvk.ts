@@ -4,6 +4,7 @@
  */
 import type { GroupVersionKind } from './schema-dsl.ts';
 import type { JsonObject } from './extensions.ts';
+import { names } from '../naming/index.ts';
 
 /** `{group, kind, version}` with all three keys: kubectl's explain compares these maps for equality. */
 export function gvkJson(gvk: GroupVersionKind): JsonObject {
@@ -22,8 +23,14 @@ export function groupPackage(group: string): string {
 
 /** Operation ID part for a group/version: `CoreV1`, `AppsV1`, `RbacAuthorizationV1`. */
 export function operationGroupVersion(group: string, version: string): string {
-  const words = group === '' ? ['core'] : group.replace(/\.orch\.io$/, '').split('.');
+  const words = group === '' ? ['core'] : withoutGroupSuffix(group).split('.');
   return words.map(capitalize).join('') + capitalize(version);
+}
+
+/** `rbac.authorization.<suffix>` -> `rbac.authorization`; other groups unchanged. */
+function withoutGroupSuffix(group: string): string {
+  const suffix = `.${names.apiGroupSuffix}`;
+  return group.endsWith(suffix) ? group.slice(0, -suffix.length) : group;
 }
 
 export function capitalize(s: string): string {

@@ -123,7 +123,7 @@ async function fill(dir: string, options: DataDirOptions): Promise<DataDirFiles>
     caCertificatePem: ca.certificatePem,
     userName: ADMIN_USER,
     credentials: { clientCertificatePem: admin.certPem, clientKeyPem: admin.keyPem },
-    contextName: 'orch-admin',
+    contextName: `${CLUSTER_NAME}-admin`,
   }));
   await files.writeIfChanged(FILES.adminTokenKubeconfig, renderKubeconfig({
     clusterName: CLUSTER_NAME,
@@ -131,7 +131,7 @@ async function fill(dir: string, options: DataDirOptions): Promise<DataDirFiles>
     caCertificatePem: ca.certificatePem,
     userName: 'admin-token',
     credentials: { token: adminToken },
-    contextName: 'orch-admin-token',
+    contextName: `${CLUSTER_NAME}-admin-token`,
   }));
   if (files.written.length > 0) await syncDirectory(dir);
 

@@ -49,7 +49,7 @@ describe('the kubernetes API flavor', () => {
   });
 
   it('serves discovery and OpenAPI without an orch name, under the original schema names', async () => {
-    const docs = ['/api', '/api/v1', '/apis', '/openapi/v2', '/openapi/v3'];
+    const docs = ['/version', '/api', '/api/v1', '/apis', '/openapi/v2', '/openapi/v3'];
     const groups = (await t.request('GET', '/apis')).json<{ groups: Array<{ name: string; versions: Array<{ groupVersion: string }> }> }>();
     for (const g of groups.groups) for (const v of g.versions) docs.push(`/apis/${v.groupVersion}`);
     const v3 = (await t.request('GET', '/openapi/v3')).json<{ paths: Record<string, unknown> }>();
@@ -65,8 +65,10 @@ describe('the kubernetes API flavor', () => {
     const groupNames = groups.groups.map((g) => g.name);
     for (const g of ['rbac.authorization.k8s.io', 'coordination.k8s.io', 'events.k8s.io', 'networking.k8s.io', 'scheduling.k8s.io']) assert.ok(groupNames.includes(g), g);
 
-    const swagger = (await t.request('GET', '/openapi/v2')).json<{ info: { title: string }; definitions: Record<string, unknown> }>();
+    const swagger = (await t.request('GET', '/openapi/v2')).json<{ info: { title: string }; definitions: Record<string, unknown>; paths: Record<string, { get?: { operationId: string } }> }>();
     assert.equal(swagger.info.title, 'Kubernetes');
+    assert.equal(swagger.paths['/apis/rbac.authorization.k8s.io/v1/clusterroles']?.get?.operationId, 'listRbacAuthorizationV1ClusterRole');
+    assert.equal((await t.request('GET', '/version')).json<{ gitVersion: string }>().gitVersion, 'v1.32.0');
     for (const name of [
       'io.k8s.api.core.v1.Pod',
       'io.k8s.api.rbac.v1.ClusterRole',

@@ -17,9 +17,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = join(ROOT, 'src');
 
-/** The product literals (the shared hook's pattern plus the rest of the table's). */
-const PRODUCT_LITERALS = /orch\.io|orch-system|orch-public|orch-node-lease|vnd\.orch|ORCH_EXEC_INFO|orch-root-ca\.crt|orchconfig|x-orch-/;
-const INTERNAL_SCHEMA_PREFIX = /\bio\.orch\b/;
+/** The product literals (the shared hook's pattern plus the rest of the table's), also as escaped in a RegExp (`orch\\.io`). */
+const PRODUCT_LITERALS = /orch\\?\.io|orch-system|orch-public|orch-node-lease|vnd\\?\.orch|ORCH_EXEC_INFO|orch-root-ca\\?\.crt|orchconfig|x-orch-/;
+const INTERNAL_SCHEMA_PREFIX = /\bio\\?\.orch\b/;
 
 function tsFiles(dir: string): string[] {
   const out: string[] = [];
