@@ -109,6 +109,17 @@ describe('the kubernetes API flavor', () => {
     assert.deepEqual(ns.json<{ spec: { finalizers: string[] } }>().spec.finalizers, ['kubernetes']);
   });
 
+  it('ends the initial events of a watch with the original annotation (client-go WatchList)', async () => {
+    const w = await t.watch('/api/v1/namespaces?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=0&allowWatchBookmarks=true');
+    try {
+      await w.until(() => w.events.some((e) => e.type === 'BOOKMARK'), 'the initial-events bookmark');
+      const bookmark = w.events.find((e) => e.type === 'BOOKMARK');
+      assert.deepEqual(bookmark?.object.metadata.annotations, { 'k8s.io/initial-events-end': 'true' });
+    } finally {
+      w.close();
+    }
+  });
+
   it("runs kubectl's typed commands", async () => {
     const run = async (args: string[], input?: string): Promise<string> => {
       const r = await t.kubectl(args, input === undefined ? {} : { input });
