@@ -22,6 +22,7 @@ import { errors, StatusError } from './status.ts';
 import { serveWatch, type WatchLimits } from './watch-handler.ts';
 import { checkDryRun, checkFieldManager, checkFieldValidation, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from './query-params.ts';
 import { getScale, updateScale } from './scale.ts';
+import { podActionBodyKind, podActionFor, type PodAction } from '../registry/pod-actions/index.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
 import { apiGroup } from '../naming/index.ts';
@@ -64,6 +65,8 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
       }
       case 'create': {
         if (info.name !== '') throw errors.methodNotAllowed('create');
+        const action = podActionFor(rt.group, rt.resource, '');
+        if (action !== undefined) return serveAction(ctx, deps, action, rt, info);
         const n = negotiateFor(ctx, { read: false, watch: false, list: false, rt });
         const body = await readObject(ctx, decodeTarget(ctx, deps, 'CreateOptions', rt));
         const res = await store.create(rt, info.namespace, body, writeOptions(ctx));
@@ -230,6 +233,11 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
     const res = await servePatch(ctx, store, deps.patchSchemas, deps.fieldManager, rt, info, await readBodyBytes(ctx), writeOptions(ctx));
     return writeBytes(ctx, res.status, res.body);
   }
+  if (info.verb === 'create') {
+    const action = podActionFor(rt.group, rt.resource, sub.name);
+    if (action === undefined) throw errors.methodNotAllowed(info.verb);
+    return serveAction(ctx, deps, action, rt, info);
+  }
   if (sub.name === 'scale') {
     if (info.verb === 'get') return writeJson200(ctx, await getScale(store, rt, info.namespace, info.name, planGet(ctx.req.query)));
     if (info.verb === 'update') return writeJson200(ctx, await updateScale(store, rt, info.namespace, info.name, await readObject(ctx, decodeTarget(ctx, deps, 'UpdateOptions', SCALE_GVK)), writeOptions(ctx)));
@@ -249,6 +257,14 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
     default:
       throw errors.methodNotAllowed(info.verb);
   }
+}
+
+/** A POST answered by a pod action (binding, eviction): its body is another kind, its answer a Status. */
+async function serveAction(ctx: RequestContext, deps: ResourceHandlerDeps, action: PodAction, rt: ResourceType, info: RequestInfo): Promise<void> {
+  const body = await readObject(ctx, decodeTarget(ctx, deps, 'CreateOptions', podActionBodyKind(action)));
+  const req = { rt, subresource: info.subresource, namespace: info.namespace, name: info.name, body, opts: writeOptions(ctx) };
+  const res = await action({ store: deps.store, registry: deps.registry }, req);
+  writeBytes(ctx, res.status, encoder.encode(JSON.stringify(res.body)));
 }
 
 function writeJson200(ctx: RequestContext, value: KObject): void {

@@ -30,6 +30,12 @@ export interface WriteOptions {
   userAgent?: string | undefined;
   /** The object's managedFields were already computed (server-side apply): do not track again. */
   fieldsTracked?: boolean | undefined;
+  /**
+   * The request was admitted as a whole (a pod action: binding, eviction), so
+   * the writes it makes skip admission, as the original's BindingREST and
+   * EvictionREST write the pod with admission already done.
+   */
+  admitted?: boolean | undefined;
 }
 
 /** Records field ownership of every write (src/apply); optional so that storage tests need no schemas. */
@@ -517,7 +523,16 @@ export class GenericStore {
     );
   }
 
+  /**
+   * Admits a CREATE on a subresource whose object is not stored as posted
+   * (a Binding, an Eviction): the mutating then the validating phase.
+   */
+  async admitCreate(rt: ResourceType, subresource: string, obj: KObject, opts: WriteOptions): Promise<void> {
+    await this.#admit('CREATE', rt, obj, null, { ...opts, admitted: false }, subresource);
+  }
+
   async #admit(op: Operation, rt: ResourceType, obj: KObject | null, old: KObject | null, opts: WriteOptions, subresource = ''): Promise<void> {
+    if (opts.admitted === true) return;
     const attrs = {
       operation: op,
       resourceType: rt,

@@ -13,7 +13,7 @@ export interface FieldError {
   /** `metadata.name`, `spec.containers[0].image`, ... */
   field: string;
   /** Reason in the original's vocabulary: FieldValueRequired, FieldValueInvalid, FieldValueNotSupported, FieldValueDuplicate, FieldValueForbidden, FieldValueTooLong. */
-  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTooMany';
+  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTooMany' | 'FieldValueNotFound';
   /** The full message as the original prints it, e.g. `Required value` or `Invalid value: "x": must be ...`. */
   message: string;
 }
@@ -68,6 +68,7 @@ export const fieldErrors = {
     type: 'FieldValueDuplicate',
     message: `Duplicate value: ${JSON.stringify(value)}`,
   }),
+  notFound: (field: string, value: unknown): FieldError => ({ field, type: 'FieldValueNotFound', message: `Not found: ${JSON.stringify(value)}` }),
   forbidden: (field: string, detail: string): FieldError => ({ field, type: 'FieldValueForbidden', message: `Forbidden: ${detail}` }),
   tooLong: (field: string, max: number): FieldError => ({
     field,

@@ -98,7 +98,7 @@ export async function startTestServer(
       else if (typeof as === 'object') headers['authorization'] = `Bearer ${as.token}`;
       let payload: Buffer | undefined;
       if (body !== undefined) {
-        payload = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+        payload = body instanceof Uint8Array ? Buffer.from(body) : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
         headers['content-type'] ??= 'application/json';
         headers['content-length'] = String(payload.length);
       }

@@ -16,7 +16,7 @@ import { secretStrategy } from '../strategies/secrets.ts';
 import { serviceAccountStrategy } from '../strategies/serviceaccounts.ts';
 import { serviceStrategy } from '../strategies/services.ts';
 import { statusResetOnCreate } from '../strategies/util.ts';
-import { ALL, VERBS_WITHOUT_DELETECOLLECTION, finalize, scale, status } from './subresources.ts';
+import { ALL, VERBS_WITHOUT_DELETECOLLECTION, binding, ephemeralContainers, eviction, finalize, scale, status } from './subresources.ts';
 
 const v1 = { group: '', version: 'v1' } as const;
 
@@ -27,7 +27,11 @@ export const coreTypes: ResourceTypeDef[] = [
   },
   {
     ...v1, resource: 'pods', kind: 'Pod', singularName: 'pod', namespaced: true, shortNames: ['po'], categories: ALL,
-    subresources: [status('Pod')], strategy: podStrategy,
+    subresources: [binding, ephemeralContainers, eviction, status('Pod')], strategy: podStrategy,
+  },
+  {
+    // The deprecated POST of a Binding to the namespace: answered by the pods/binding action, nothing stored.
+    ...v1, resource: 'bindings', kind: 'Binding', singularName: 'binding', namespaced: true, verbs: ['create'], virtual: true,
   },
   {
     // Names are DNS-1035 labels in the original; the strategy adds the rule

@@ -13,6 +13,15 @@ export const scale: SubresourceType = { name: 'scale', kind: 'Scale', group: 'au
 
 export const finalize: SubresourceType = { name: 'finalize', kind: 'Namespace', verbs: ['update'] };
 
+/** pods/binding: the scheduler's POST of a core/v1 Binding (create only, as the original). */
+export const binding: SubresourceType = { name: 'binding', kind: 'Binding', verbs: ['create'] };
+
+/** pods/eviction: a policy/v1 Eviction, honouring PodDisruptionBudgets. */
+export const eviction: SubresourceType = { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] };
+
+/** pods/ephemeralcontainers: the pod, of which only spec.ephemeralContainers may change. */
+export const ephemeralContainers: SubresourceType = { name: 'ephemeralcontainers', kind: 'Pod', verbs: SUBRESOURCE_VERBS };
+
 export const approval: SubresourceType = { name: 'approval', kind: 'CertificateSigningRequest', verbs: SUBRESOURCE_VERBS };
 
 /** Every verb but deletecollection, which namespaces do not serve. */

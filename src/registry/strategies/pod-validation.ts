@@ -150,7 +150,7 @@ function validateResources(resources: unknown, path: string): FieldError[] {
   return errs;
 }
 
-function validateContainerCommon(c: JsonObject, path: string): FieldError[] {
+export function validateContainerCommon(c: JsonObject, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const name = str(c['name']) ?? '';
   if (name === '') errs.push(fieldErrors.required(`${path}.name`));

@@ -10,6 +10,7 @@ import { inclusiveRangeError } from '../validation/names.ts';
 import { defaultPodOnly, defaultPodSpec } from './pod-defaults.ts';
 import { podQOSClass } from './pod-qos.ts';
 import { validatePodSpec } from './pod-validation.ts';
+import { EPHEMERAL_CONTAINERS, keepOnlyEphemeralChanges, validateEphemeralContainersUpdate } from './pod-ephemeral.ts';
 import { arr, isMainResource, MAX_INT32, num, obj, specOf, str, type JsonObject } from './util.ts';
 
 const POD_UPDATE_FORBIDDEN =
@@ -100,6 +101,12 @@ export const podStrategy: Strategy = {
       defaultPod(pod);
       return;
     }
+    if (ctx.subresource === EPHEMERAL_CONTAINERS) {
+      keepOnlyEphemeralChanges(pod, old);
+      // The original decodes the whole pod, so new ephemeral containers get the container defaults.
+      defaultPod(pod);
+      return;
+    }
     if (ctx.subresource === 'status') {
       // Old kubelets corrupt owner references; the status endpoint may not touch them.
       if (old.metadata.ownerReferences === undefined) delete pod.metadata.ownerReferences;
@@ -108,10 +115,14 @@ export const podStrategy: Strategy = {
   },
 
   validate(pod) {
-    return validatePodSpec(specOf(pod), 'spec');
+    const errs = validatePodSpec(specOf(pod), 'spec');
+    // ValidatePodCreate: ephemeral containers come only through their subresource.
+    if (arr(specOf(pod)['ephemeralContainers']).length > 0) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+    return errs;
   },
 
   validateUpdate(pod, old, ctx) {
+    if (ctx.subresource === EPHEMERAL_CONTAINERS) return validateEphemeralContainersUpdate(pod, old);
     if (!isMainResource(ctx)) return [];
     return [...validatePodSpec(specOf(pod), 'spec'), ...validatePodSpecUpdate(specOf(pod), obj(old['spec']) ?? {})];
   },
