@@ -84,6 +84,8 @@ export interface NamingTable {
   };
   readonly annotations: {
     readonly serviceAccountName: string;
+    /** Marks a static pod's mirror (the node agent's). */
+    readonly mirrorPod: string;
     /** StorageClass default markers (GA and beta, ours and the original's). */
     readonly defaultStorageClass: readonly string[];
     /** PVC/PV beta storage class annotations (ours and the original's). */
@@ -145,6 +147,8 @@ const ORCH: NamingTable = {
   },
   annotations: {
     serviceAccountName: 'orch.io/service-account.name',
+    // The original's spelling, as pods/ephemeralcontainers was built with it; the spec names no other.
+    mirrorPod: `${KUBE_DOMAIN}/config.mirror`,
     defaultStorageClass: [
       'storageclass.orch.io/is-default-class',
       'storageclass.beta.orch.io/is-default-class',
@@ -206,6 +210,7 @@ const KUBERNETES: NamingTable = {
   },
   annotations: {
     serviceAccountName: `${KUBE_DOMAIN}/service-account.name`,
+    mirrorPod: `${KUBE_DOMAIN}/config.mirror`,
     defaultStorageClass: [`storageclass.${KUBE_DOMAIN}/is-default-class`, `storageclass.beta.${KUBE_DOMAIN}/is-default-class`],
     betaStorageClass: [`volume.beta.${KUBE_DOMAIN}/storage-class`],
   },

@@ -159,12 +159,11 @@ describe('the kubernetes API flavor', () => {
     assert.equal(read.spec.unschedulable, true);
   });
 
-  // kubectl drain evicts through pods/eviction when discovery lists it (issue 10 item 3, another branch), else
-  // DELETEs each pod with a Protobuf DeleteOptions body, which the DELETE handler does not read yet (415).
-  it('drains a node with a server-side dry run', { todo: 'needs pods/eviction or Protobuf DeleteOptions bodies' }, async () => {
+  // kubectl drain evicts through pods/eviction, which discovery lists.
+  it('drains a node with a server-side dry run', async () => {
     const drain = await t.kubectl(['drain', 'worker-1', '--dry-run=server', '--force', '--ignore-daemonsets']);
     assert.equal(drain.code, 0, drain.stderr);
-    assert.match(drain.stdout, /pod\/on-worker (evicted|deleted) \(server dry run\)/);
+    assert.match(drain.stdout, /evicting pod default\/on-worker \(server dry run\)/);
     assert.match(drain.stdout, /node\/worker-1 drained \(server dry run\)/);
     // A dry run: the pod is still there.
     assert.equal((await t.request('GET', '/api/v1/namespaces/default/pods/on-worker')).status, 200);
