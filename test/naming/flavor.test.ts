@@ -4,7 +4,7 @@
  * (orch) flavor.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,4 +82,43 @@ test('main.ts: starting the kubernetes flavor on an orch data dir is a clear err
   });
   assert.equal(result.code, 2, result.stderr);
   assert.match(result.stderr, /holds objects of the orch API flavor; this server was started with --api-flavor=kubernetes/);
+});
+
+/** kubectl against a kubeconfig; never throws. */
+function kubectl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('kubectl', args, { timeout: 20_000 }, (err, stdout, stderr) => resolve({ code: err === null ? 0 : 1, stdout, stderr }));
+  });
+}
+
+test('main.ts: --api-flavor=kubernetes fixes the names before the server (and its shard threads) load', async () => {
+  const dataDir = await tempDir();
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/main.ts', '--api-flavor', 'kubernetes', `--data-dir=${dataDir}`, `--secure-port=${port}`, '--uws-port=0', '--bind-address=127.0.0.1', '--shards=1', '--log-level=error'],
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const kubeconfig = `--kubeconfig=${path.join(dataDir, 'admin.kubeconfig')}`;
+    let versions = { code: 1, stdout: '', stderr: '' };
+    for (let i = 0; i < 120 && versions.code !== 0 && child.exitCode === null; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      versions = await kubectl([kubeconfig, 'api-versions']);
+    }
+    assert.equal(versions.code, 0, `${versions.stderr}\n${stderr}`);
+    assert.match(versions.stdout, /^rbac\.authorization\.k8s\.io\/v1$/m);
+    assert.doesNotMatch(versions.stdout, /orch/);
+    // A write and a read through a shard thread: its names are the kubernetes flavor's too.
+    assert.equal((await kubectl([kubeconfig, 'create', 'role', 'r', '--verb=get', '--resource=pods'])).code, 0);
+    const role = await kubectl([kubeconfig, 'get', 'role', 'r', '-o', 'jsonpath={.apiVersion}']);
+    assert.equal(role.stdout, 'rbac.authorization.k8s.io/v1');
+    assert.equal(await readFile(path.join(dataDir, API_FLAVOR_FILE), 'utf8'), 'kubernetes\n');
+  } finally {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  }
 });
