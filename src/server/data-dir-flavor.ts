@@ -9,6 +9,8 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DEFAULT_API_FLAVOR, isApiFlavor, type ApiFlavor } from '../naming/index.ts';
 import { DATA_FILE_MODE, readIfExists, writeFileAtomic } from '../pki/files.ts';
+import { EtcdConnection } from '../storage/etcd/connection.ts';
+import { claimFlavorRecord } from '../storage/etcd/flavor-record.ts';
 import { OptionsError } from './options.ts';
 
 export const API_FLAVOR_FILE = 'api-flavor';
@@ -48,4 +50,24 @@ export async function recordDataDirFlavor(dataDir: string, flavor: ApiFlavor): P
   const path = join(resolve(dataDir), API_FLAVOR_FILE);
   const recorded = await readIfExists(path);
   if (recorded?.trim() !== flavor) await writeFileAtomic(path, `${flavor}\n`, DATA_FILE_MODE);
+}
+
+/**
+ * The same for an etcd prefix, whose objects outlive any one data dir: the
+ * prefix records the flavor of the first server on it, and refuses others.
+ */
+export async function checkEtcdPrefixFlavor(endpoints: readonly string[], prefix: string, flavor: ApiFlavor): Promise<void> {
+  const connection = new EtcdConnection({ endpoints, requestTimeoutMs: 10_000, keepaliveMs: 10_000 });
+  let recorded: string;
+  try {
+    recorded = await claimFlavorRecord(connection, prefix, flavor, DEFAULT_API_FLAVOR);
+  } finally {
+    connection.close();
+  }
+  if (recorded !== flavor) {
+    throw new OptionsError(
+      `etcd prefix ${JSON.stringify(prefix)} holds objects of the ${recorded} API flavor; this server was started with --api-flavor=${flavor}. ` +
+        `Start it with --api-flavor=${recorded}, or use another --etcd-prefix.`,
+    );
+  }
 }

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServerOptions } from './options.ts';
 import { OptionsError, runtimeEnabled, validateOptions } from './options.ts';
-import { checkDataDirFlavor, recordDataDirFlavor } from './data-dir-flavor.ts';
+import { checkDataDirFlavor, checkEtcdPrefixFlavor, recordDataDirFlavor } from './data-dir-flavor.ts';
 import { RequestContext } from './context.ts';
 import { buildHandlerChain } from './chain.ts';
 import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
@@ -127,6 +127,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       },
     });
     cleanups.push(() => router.close());
+    if (opts.storageBackend === 'etcd3') await checkEtcdPrefixFlavor(opts.etcdServers, opts.etcdPrefix, opts.apiFlavor);
     for (const note of router.storeOpenNotes) logger[note.level](note.details, note.msg);
 
     // Admission and the generic store.

@@ -11,7 +11,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { API_FLAVOR, apiFlavorFromArgv, names } from '../../src/naming/index.ts';
-import { API_FLAVOR_FILE, checkDataDirFlavor, recordedApiFlavor } from '../../src/server/data-dir-flavor.ts';
+import { API_FLAVOR_FILE, checkDataDirFlavor, checkEtcdPrefixFlavor, recordedApiFlavor } from '../../src/server/data-dir-flavor.ts';
+import { EtcdConnection } from '../../src/storage/etcd/connection.ts';
+import { startEtcd } from '../support/etcd-server.ts';
 import { OptionsError, parseArgs } from '../../src/server/options.ts';
 import { freePort, startTestServer } from '../support/test-server.ts';
 
@@ -120,5 +122,39 @@ test('main.ts: --api-flavor=kubernetes fixes the names before the server (and it
   } finally {
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
+  }
+});
+
+test('an etcd prefix records the flavor of its first server and refuses the other', async () => {
+  const etcd = await startEtcd();
+  try {
+    const endpoints = [etcd.endpoint];
+    const s = await startTestServer(['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`, '--etcd-prefix=/spec']);
+    await s.stop();
+    await checkEtcdPrefixFlavor(endpoints, '/spec', 'orch');
+    await assert.rejects(checkEtcdPrefixFlavor(endpoints, '/spec', 'kubernetes'), (err: unknown) => err instanceof OptionsError && /etcd prefix "\/spec" holds objects of the orch API flavor/.test(err.message));
+
+    // A prefix first claimed by the kubernetes flavor refuses an orch server, which stops cleanly.
+    await checkEtcdPrefixFlavor(endpoints, '/original', 'kubernetes');
+    const refused = await startTestServer(['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`, '--etcd-prefix=/original']).then(
+      async (started) => {
+        await started.stop();
+        return undefined;
+      },
+      (err: unknown) => err,
+    );
+    assert.ok(refused instanceof OptionsError && /kubernetes API flavor; this server was started with --api-flavor=orch/.test(refused.message), String(refused));
+
+    // A prefix with objects from before the record is an orch one.
+    const conn = new EtcdConnection({ endpoints, requestTimeoutMs: 5000, keepaliveMs: 10_000 });
+    try {
+      await conn.client.kv.put({ key: Buffer.from('/legacy/configmaps/default/a'), value: Buffer.from('{}') });
+    } finally {
+      conn.close();
+    }
+    await assert.rejects(checkEtcdPrefixFlavor(endpoints, '/legacy', 'kubernetes'), OptionsError);
+    await checkEtcdPrefixFlavor(endpoints, '/legacy', 'orch');
+  } finally {
+    await etcd.stop();
   }
 });
