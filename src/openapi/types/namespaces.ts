@@ -1,7 +1,8 @@
 /**
  * Schema packages and the group/version each is served as. Names follow the
- * original's scheme (`io.k8s.api.core.v1.Pod`) with `orch` in place of the
- * product token; clients find kinds by the GVK extension, not by name.
+ * original's scheme (`io.k8s.api.core.v1.Pod`) under the internal schema
+ * prefix; OpenAPI output renames them to the flavor's (publicSchemaName).
+ * Groups are the flavor's (src/naming/).
  */
 import { namespace } from '../schema-dsl.ts';
 import { apiGroup, names, INTERNAL_SCHEMA_PREFIX } from '../../naming/index.ts';
