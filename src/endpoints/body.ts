@@ -9,7 +9,7 @@ import type { KObject } from '../registry/object.ts';
 import { isPlainObject } from '../registry/object.ts';
 import { errors } from './status.ts';
 import { decodeObject, isProtobufMediaType } from '../protobuf/index.ts';
-import { decodeJsonBody, decodeObjectBody, type DecodeTarget } from '../typed/index.ts';
+import { decodeJsonBody, decodeObjectBody, jsonDepthExceeded, jsonDepthMessage, type DecodeTarget } from '../typed/index.ts';
 
 /** The original's default limit for a request body (3 MiB) plus headroom for encoding. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024 + 512 * 1024;
@@ -30,6 +30,9 @@ export async function readBodyBytes(ctx: RequestContext): Promise<Uint8Array> {
 export async function readJsonObject(ctx: RequestContext, { required }: { required: boolean }): Promise<Record<string, unknown> | undefined> {
   const bytes = await readJsonBytes(ctx, { required });
   if (bytes === undefined) return undefined;
+  // The same nesting limit as written objects: nothing later walks a deeper value.
+  const tooDeepAt = jsonDepthExceeded(bytes);
+  if (tooDeepAt >= 0) throw errors.badRequest(`error decoding request body: ${jsonDepthMessage(bytes, tooDeepAt)}`);
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));

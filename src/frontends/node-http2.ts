@@ -83,6 +83,11 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
       maxFrameSize: MAX_FRAME_BYTES,
     },
     handshakeTimeout: timeouts.headerReadMs,
+    // Streams nghttp2 refuses (past a GOAWAY's last stream) cost it next to
+    // nothing; with node's default of 100 a client still flushing its burst
+    // got the connection destroyed before the rapid-reset guard's GOAWAY grace
+    // ran out, so it was reset without ever reading why.
+    maxSessionRejectedStreams: 10_000,
   });
   const tracker = new ConnectionTracker(server);
   server.on('session', (session: ServerHttp2Session) => guardAgainstRapidReset(session, resetBudget));

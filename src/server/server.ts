@@ -15,6 +15,7 @@ import { buildHandlerChain } from './chain.ts';
 import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
 import { createMetrics } from './metrics.ts';
 import type { Logger } from './logging.ts';
+import type { RequestHandler } from './http.ts';
 import { createRoutes } from './routes.ts';
 import { ensureDataDir, type DataDirFiles } from '../pki/data-dir.ts';
 import { builtinResourceTypes } from '../registry/catalog/index.ts';
@@ -64,6 +65,8 @@ export interface RunningServer {
   readonly router: ShardRouter;
   readonly registry: ResourceRegistry;
   readonly health: HealthChecks;
+  /** The request pipeline both front ends call: for in-process drivers (the fuzz harness). */
+  readonly handler: RequestHandler;
   close(): Promise<void>;
 }
 
@@ -295,6 +298,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       router,
       registry,
       health,
+      handler,
       close: async () => {
         health.markShuttingDown();
         await closeAll();

@@ -8,8 +8,8 @@
  * struct has nowhere to keep them) and reported for `fieldValidation`.
  * `OPAQUE`/`ANY` values and kinds that preserve unknown fields stay as sent;
  * where the Protobuf supplement knows the original's type of an OPAQUE field
- * (a volume source, an Ingress spec), its declared fields are type-checked
- * too, or the object could not be served as Protobuf.
+ * (a volume source, an Ingress spec), it is decoded as that type (checked,
+ * unknown fields dropped), or the object could not be served as Protobuf.
  *
  * One checker per struct is compiled once from the declarations (the server
  * compiles every kind at start, see PatchSchemas); a decode is one walk over
@@ -171,8 +171,10 @@ export class TypedDecoders {
       fields = new Map(rows.map(([field, , t]) => [field, this.#row(t)] as const));
       return fields;
     };
-    // Undescribed in the DSL: its unknown fields stay as sent.
-    const check = structCheck(type, true, () => fields ?? resolve());
+    // Undescribed in the DSL but known to the Protobuf supplement (the original's generated.proto, every
+    // field): fields it does not list are dropped and reported as for any struct, or JSON would keep what
+    // Protobuf cannot carry and the two representations of one object would differ.
+    const check = structCheck(type, false, () => fields ?? resolve());
     this.#structs.set(type, check);
     resolve();
     return check;

@@ -163,6 +163,10 @@ for (const port of ['secure', 'uws'] as const) {
         const r = await req('PATCH', `${CM}/${n}`, `{"data":${deep}}`, withHeaders({ 'content-type': type }));
         assert.equal(r.status, 400, `${type}: ${r.body.slice(0, 200)}`);
       }
+      // DeleteOptions too (a 100,000-deep propagationPolicy was a 500: a recursive walk overflowed).
+      const del = await req('DELETE', `${CM}/${n}`, `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`);
+      assert.equal(del.status, 400, del.body.slice(0, 200));
+      assert.equal((await req('GET', `${CM}/${n}`)).status, 200, 'not deleted');
     });
 
     test('a JSON patch that deepens a stored object past the limit is refused, not a 500', async () => {
