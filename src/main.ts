@@ -1,13 +1,22 @@
 /**
- * Entry point: `npm start -- <flags>`. Parses flags, starts the server, and
- * shuts it down cleanly on SIGINT/SIGTERM.
+ * Entry point: `npm start -- <flags>`. Fixes the API flavor, parses flags,
+ * starts the server, and shuts it down cleanly on SIGINT/SIGTERM.
+ *
+ * The flavor is read first and put in the environment (which worker threads
+ * inherit) before the server's modules load: they build their names from the
+ * naming table when imported. Hence the dynamic imports below.
  */
-import { parseArgs, usage, OptionsError } from './server/options.ts';
-import { createLogger, type LogLevel } from './server/logging.ts';
-import { startServer } from './server/server.ts';
+import { API_FLAVOR_ENV, DEFAULT_API_FLAVOR, apiFlavorFromArgv, isApiFlavor } from './naming/flavor.ts';
+import type { LogLevel } from './server/logging.ts';
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  const flavor = apiFlavorFromArgv(argv) ?? DEFAULT_API_FLAVOR;
+  // An invalid value is left for the flag parser to report with the others.
+  process.env[API_FLAVOR_ENV] = isApiFlavor(flavor) ? flavor : DEFAULT_API_FLAVOR;
+  const { parseArgs, usage, OptionsError } = await import('./server/options.ts');
+  const { createLogger } = await import('./server/logging.ts');
+  const { startServer } = await import('./server/server.ts');
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`orch-apiserver flags:\n${usage()}\n`);
     return;

@@ -10,6 +10,7 @@ import { conflictsMessage, type ConflictError } from './conflict.ts';
 import { parseManagerKey } from './managed-fields.ts';
 import { pathString } from './path.ts';
 import { goQuote, isMap, type Json, type JsonMap } from './value.ts';
+import { names } from '../naming/index.ts';
 
 export interface Gvk {
   readonly group: string;
@@ -43,8 +44,8 @@ export function badRequest(message: string): StatusError {
 
 /** The original's PatchOptions validation: apply needs a field manager. */
 export function missingManager(): StatusError {
-  return new StatusError(422, 'Invalid', 'PatchOptions.meta.orch.io "" is invalid: fieldManager: Required value: is required for apply patch', {
-    group: 'meta.orch.io',
+  return new StatusError(422, 'Invalid', `PatchOptions.${names.metaGroup} "" is invalid: fieldManager: Required value: is required for apply patch`, {
+    group: names.metaGroup,
     kind: 'PatchOptions',
     name: '',
     causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],

@@ -15,16 +15,17 @@ import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import { StatusError } from '../endpoints/status.ts';
 import type { UserInfo } from '../server/context.ts';
+import { apiGroup, names } from '../naming/index.ts';
 
 /** The Service's name; the original's product name (see the naming table issue). */
-export const API_SERVICE_NAME = 'kubernetes';
+export const API_SERVICE_NAME = names.apiServiceName;
 export const API_SERVICE_NAMESPACE = 'default';
 const API_SERVICE_PORT = 443;
 const PORT_NAME = 'https';
 /** EndpointSlice label naming the service a slice belongs to. */
-const SERVICE_NAME_LABEL = 'orch.io/service-name';
+const SERVICE_NAME_LABEL = names.labels.serviceName;
 const CONTROLLER_USER: UserInfo = { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
-const WRITE: WriteOptions = { user: CONTROLLER_USER, dryRun: false, fieldManager: 'orch-apiserver' };
+const WRITE: WriteOptions = { user: CONTROLLER_USER, dryRun: false, fieldManager: names.apiServerFieldManager };
 
 export interface ApiServiceControllerOptions {
   store: GenericStore;
@@ -54,7 +55,7 @@ export class ApiServiceController {
     if (services === undefined) throw new Error('services are not served');
     this.#services = services;
     this.#endpoints = lookup(opts.registry, '', 'v1', 'endpoints');
-    this.#slices = lookup(opts.registry, 'discovery.orch.io', 'v1', 'endpointslices');
+    this.#slices = lookup(opts.registry, apiGroup('discovery'), 'v1', 'endpointslices');
   }
 
   /** Reconciles now, then every `intervalMs` (0: only now). */
@@ -137,7 +138,7 @@ export class ApiServiceController {
 
   #sliceObject(): KObject {
     return {
-      apiVersion: 'discovery.orch.io/v1',
+      apiVersion: `${apiGroup('discovery')}/v1`,
       kind: 'EndpointSlice',
       metadata: { name: API_SERVICE_NAME, namespace: API_SERVICE_NAMESPACE, labels: { [SERVICE_NAME_LABEL]: API_SERVICE_NAME } },
       addressType: this.#opts.advertiseAddress.includes(':') ? 'IPv6' : 'IPv4',

@@ -15,9 +15,10 @@ import type { ResourceType } from '../registry/resource-type.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
 import type { UserInfo } from '../server/context.ts';
 import { StatusError } from '../endpoints/status.ts';
+import { names } from '../naming/index.ts';
 
-export const NAMESPACE_FINALIZER = 'orch';
-const CONTROLLER_USER: UserInfo = { name: 'system:serviceaccount:orch-system:namespace-controller', groups: ['system:serviceaccounts', 'system:authenticated'] };
+export const NAMESPACE_FINALIZER = names.namespaceFinalizer;
+const CONTROLLER_USER: UserInfo = { name: `system:serviceaccount:${names.systemNamespace}:namespace-controller`, groups: ['system:serviceaccounts', 'system:authenticated'] };
 
 export interface Logger {
   warn(obj: object, msg: string): void;

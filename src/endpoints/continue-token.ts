@@ -7,6 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { errors, StatusError } from './status.ts';
+import { names } from '../naming/index.ts';
 
 export interface ContinuePosition {
   /** Revision of the list's first page. */
@@ -21,8 +22,11 @@ export interface ContinuePosition {
   remaining?: { count: number; filter: string } | undefined;
 }
 
+/** Version tag inside every token, so a token of another format is refused. */
+const TOKEN_VERSION = `${names.metaGroup}/v1`;
+
 interface TokenBody {
-  v: 'meta.orch.io/v1';
+  v: string;
   rv: number;
   start: string;
   /** Issue time, epoch ms. */
@@ -47,7 +51,7 @@ export class ContinueTokens {
   }
 
   encode(pos: ContinuePosition): string {
-    const body: TokenBody = { v: 'meta.orch.io/v1', rv: pos.revision, start: pos.start, t: this.#now() };
+    const body: TokenBody = { v: TOKEN_VERSION, rv: pos.revision, start: pos.start, t: this.#now() };
     if (pos.remaining !== undefined) {
       body.left = pos.remaining.count;
       body.f = pos.remaining.filter;
@@ -70,7 +74,7 @@ export class ContinueTokens {
     } catch {
       throw invalid();
     }
-    if (body.v !== 'meta.orch.io/v1' || !Number.isSafeInteger(body.rv) || body.rv <= 0 || typeof body.start !== 'string' || typeof body.t !== 'number') {
+    if (body.v !== TOKEN_VERSION || !Number.isSafeInteger(body.rv) || body.rv <= 0 || typeof body.start !== 'string' || typeof body.t !== 'number') {
       throw invalid();
     }
     if (this.#now() - body.t > this.#lifetimeMs) throw errors.expired(EXPIRED_CONTINUE_MESSAGE);

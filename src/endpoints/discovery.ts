@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
+import { names } from '../naming/index.ts';
 
 const encoder = new TextEncoder();
 
@@ -90,7 +91,7 @@ export function buildDiscovery(registry: ResourceRegistry, serverAddress: string
 export const VERSION_INFO = {
   major: '1',
   minor: '32',
-  gitVersion: 'v1.32.0-orch',
+  gitVersion: `v1.32.0${names.gitVersionSuffix}`,
   gitCommit: '0000000000000000000000000000000000000000',
   gitTreeState: 'clean',
   buildDate: '2026-11-22T00:00:00Z',

@@ -9,22 +9,24 @@
  * skipped, which is how kubectl's "Table, else JSON" fallback lists work.
  *
  * Table and PartialObjectMetadata conversions are asked for with
- * `as=<Kind>;g=<group>;v=<version>`. Both `meta.orch.io` (spec 2.3) and the
+ * `as=<Kind>;g=<group>;v=<version>`. Both `meta.<suffix>` (spec 2.3) and the
  * original's `meta.k8s.io` (what real kubectl sends and decodes) are
  * accepted; the answer is given in the group the client named.
  */
 import { errors } from './status.ts';
+import { names } from '../naming/index.ts';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 export const YAML_MEDIA_TYPE = 'application/yaml';
-export const ORCH_PROTOBUF_MEDIA_TYPE = 'application/vnd.orch.protobuf';
+/** This flavor's Protobuf name (the original's own in the kubernetes flavor). */
+export const ORCH_PROTOBUF_MEDIA_TYPE: string = names.protobufMediaType;
 export const KUBERNETES_PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
-export type ProtobufMediaType = typeof ORCH_PROTOBUF_MEDIA_TYPE | typeof KUBERNETES_PROTOBUF_MEDIA_TYPE;
+export type ProtobufMediaType = string;
 
 /** The groups a Table / PartialObjectMetadata may be asked for in. */
-export const META_GROUPS = ['meta.orch.io', 'meta.k8s.io'] as const;
-export type MetaGroup = (typeof META_GROUPS)[number];
+export const META_GROUPS: readonly string[] = names.acceptedMetaGroups;
+export type MetaGroup = string;
 export const META_VERSIONS = ['v1', 'v1beta1'] as const;
 export type MetaVersion = (typeof META_VERSIONS)[number];
 
@@ -133,10 +135,12 @@ interface Offer {
 }
 
 const JSON_OFFER: Offer = { type: 'application', subType: 'json', mediaType: JSON_MEDIA_TYPE };
-const PROTOBUF_OFFERS: readonly Offer[] = [
-  { type: 'application', subType: 'vnd.kubernetes.protobuf', mediaType: KUBERNETES_PROTOBUF_MEDIA_TYPE },
-  { type: 'application', subType: 'vnd.orch.protobuf', mediaType: ORCH_PROTOBUF_MEDIA_TYPE },
-];
+// One offer per distinct name: the two are the same in the kubernetes flavor.
+const PROTOBUF_OFFERS: readonly Offer[] = [...new Set([KUBERNETES_PROTOBUF_MEDIA_TYPE, ORCH_PROTOBUF_MEDIA_TYPE])].map((mediaType) => ({
+  type: 'application',
+  subType: mediaType.slice('application/'.length),
+  mediaType,
+}));
 
 const WITH_PROTOBUF: readonly Offer[] = [JSON_OFFER, ...PROTOBUF_OFFERS];
 const JSON_ONLY: readonly Offer[] = [JSON_OFFER];

@@ -19,6 +19,7 @@ import { mediaType } from './body.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
 import { decodeApplyBodyChecked } from '../apply/apply-body.ts';
 import { getScale, updateScale } from './scale.ts';
+import { names } from '../naming/index.ts';
 import { decodePatchedObject, duplicateFields, parseFieldValidation, TypedDecodeError, TypedDecoders, type DecodeTarget, type KindDecoder } from '../typed/index.ts';
 
 /**
@@ -125,8 +126,8 @@ function asTyped(current: KObject, decoder: KindDecoder): void {
 }
 
 function invalidPatchOptions(field: string, message: string): StatusError {
-  return new StatusError(422, 'Invalid', `PatchOptions.meta.orch.io "" is invalid: ${field}: ${message}`, {
-    group: 'meta.orch.io',
+  return new StatusError(422, 'Invalid', `PatchOptions.${names.metaGroup} "" is invalid: ${field}: ${message}`, {
+    group: names.metaGroup,
     kind: 'PatchOptions',
     causes: [{ reason: message.startsWith('Required') ? 'FieldValueRequired' : 'FieldValueForbidden', message, field }],
   });

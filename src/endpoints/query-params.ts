@@ -22,7 +22,7 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /** The group the options kinds (CreateOptions, DeleteOptions...) belong to. */
-export const OPTIONS_GROUP: string = META_GROUPS[0];
+export const OPTIONS_GROUP: string = META_GROUPS[0]!;
 
 /** strconv.ParseInt(text, 10, 64) as a number (exact up to 2^53; beyond, the nearest double). */
 export function parseGoInt64(text: string): number {
@@ -64,7 +64,7 @@ export function decodeListIntegers(query: URLSearchParams): { limit: number | un
   return { limit: queryInt64(query, 'limit'), timeoutSeconds: queryInt64(query, 'timeoutSeconds') };
 }
 
-/** A 422 on an options kind: `CreateOptions.meta.orch.io "" is invalid: dryRun: Unsupported value: ...`. */
+/** A 422 on an options kind: `CreateOptions.meta.<suffix> "" is invalid: dryRun: Unsupported value: ...`. */
 export function invalidOptions(kind: string, field: string, reason: string, message: string): StatusError {
   return errors.invalid(OPTIONS_GROUP, kind, '', [{ reason, message, field }]);
 }

@@ -25,6 +25,7 @@ import { getScale, updateScale } from './scale.ts';
 import { podActionBodyKind, podActionFor, type PodAction } from '../registry/pod-actions/index.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
+import { apiGroup } from '../naming/index.ts';
 import { parseFieldValidation, type DecodeTarget, type WriteOptionsKind } from '../typed/index.ts';
 
 export interface ResourceHandlerDeps {
@@ -147,7 +148,7 @@ function filterFor(ctx: RequestContext, rt: ResourceType, info: RequestInfo): Fi
   return filter;
 }
 
-/** A field selector of a converted type (events.orch.io) in the stored type's field names. */
+/** A field selector of a converted type (events.<suffix>) in the stored type's field names. */
 function toStoredFieldNames(selector: string): string {
   return parseFieldSelector(selector)
     .requirements.map((r) => `${EVENTS_V1_FIELD_TO_CORE[r.field] ?? r.field}${r.operator === '!=' ? '!=' : '='}${r.value.replace(/[\\,=]/g, (c) => '\\' + c)}`)

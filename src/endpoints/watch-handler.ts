@@ -62,7 +62,7 @@ export function planWatch(query: URLSearchParams): { start: WatchStart; initialE
 }
 
 /**
- * Re-encodes frames of a type stored in another type's shape (events.orch.io
+ * Re-encodes frames of a type stored in another type's shape (events.<suffix>
  * events live as core events). Frames always arrive as whole lines.
  */
 function convertFrames(rt: ResourceType, frames: Uint8Array): Uint8Array {

@@ -4,6 +4,7 @@
  */
 import type { GroupVersionKind } from './schema-dsl.ts';
 import type { JsonObject } from './extensions.ts';
+import { names } from '../naming/index.ts';
 
 /** `{group, kind, version}` with all three keys: kubectl's explain compares these maps for equality. */
 export function gvkJson(gvk: GroupVersionKind): JsonObject {
@@ -15,15 +16,21 @@ export function groupVersionPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
 }
 
-/** The short package name of a group: `` -> core, `rbac.authorization.orch.io` -> rbac, `flowcontrol.apiserver.orch.io` -> flowcontrol. */
+/** The short package name of a group: `` -> core, `rbac.authorization.<suffix>` -> rbac, `flowcontrol.apiserver.<suffix>` -> flowcontrol. */
 export function groupPackage(group: string): string {
   return group === '' ? 'core' : group.split('.')[0]!;
 }
 
 /** Operation ID part for a group/version: `CoreV1`, `AppsV1`, `RbacAuthorizationV1`. */
 export function operationGroupVersion(group: string, version: string): string {
-  const words = group === '' ? ['core'] : group.replace(/\.orch\.io$/, '').split('.');
+  const words = group === '' ? ['core'] : withoutGroupSuffix(group).split('.');
   return words.map(capitalize).join('') + capitalize(version);
+}
+
+/** `rbac.authorization.<suffix>` -> `rbac.authorization`; other groups unchanged. */
+function withoutGroupSuffix(group: string): string {
+  const suffix = `.${names.apiGroupSuffix}`;
+  return group.endsWith(suffix) ? group.slice(0, -suffix.length) : group;
 }
 
 export function capitalize(s: string): string {

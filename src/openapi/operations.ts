@@ -1,7 +1,7 @@
 /**
  * The operations each served resource type offers, as plain data that the v2
  * and v3 documents both render: paths (namespaced, cluster-wide, per object,
- * per subresource), methods, the action (`x-orch-action`), the kind each
+ * per subresource), methods, the action (`x-<product>-action`), the kind each
  * operation is about, parameters and bodies. Follows the verbs in the
  * registry, so a type that cannot be listed gets no list operation.
  */
@@ -12,6 +12,7 @@ import { capitalize, groupVersionPath, operationGroupVersion } from './gvk.ts';
 import { ACTION_PARAMS, type Action, type ParamName } from './parameters.ts';
 import type { ServedSchemas } from './served-schemas.ts';
 import { streamingKind, subresourceGvk } from './subresources.ts';
+import { names } from '../naming/index.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

@@ -10,31 +10,32 @@ import type { FieldDecl, Scalar, StructDecl, TypeExpr } from './schema-dsl.ts';
 import type { SchemaSet } from './schema-set.ts';
 import { setExtension, type JsonObject } from './extensions.ts';
 import { gvkJson } from './gvk.ts';
+import { publicSchemaName, INTERNAL_SCHEMA_PREFIX } from '../naming/index.ts';
 
 export type Dialect = 'v2' | 'v3';
 
 /** Scalars that, as in the original, are named components rather than inline types. */
 const NAMED_SCALARS: Partial<Record<Scalar, { name: string; description: string; v2: JsonObject; v3: JsonObject }>> = {
   quantity: {
-    name: 'io.orch.apimachinery.pkg.api.resource.Quantity',
+    name: `${INTERNAL_SCHEMA_PREFIX}.apimachinery.pkg.api.resource.Quantity`,
     description: 'A decimal amount with an optional SI or binary suffix, such as `100m`, `1.5`, `2Gi`.',
     v2: { type: 'string' },
     v3: { oneOf: [{ type: 'string' }, { type: 'number' }] },
   },
   'int-or-string': {
-    name: 'io.orch.apimachinery.pkg.util.intstr.IntOrString',
+    name: `${INTERNAL_SCHEMA_PREFIX}.apimachinery.pkg.util.intstr.IntOrString`,
     description: 'Either an integer or a string, such as a port number or a port name.',
     v2: { type: 'string', format: 'int-or-string' },
     v3: { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] },
   },
   time: {
-    name: 'io.orch.apimachinery.pkg.apis.meta.v1.Time',
+    name: `${INTERNAL_SCHEMA_PREFIX}.apimachinery.pkg.apis.meta.v1.Time`,
     description: 'A timestamp in RFC 3339 form, to the second.',
     v2: { type: 'string', format: 'date-time' },
     v3: { type: 'string', format: 'date-time' },
   },
   'micro-time': {
-    name: 'io.orch.apimachinery.pkg.apis.meta.v1.MicroTime',
+    name: `${INTERNAL_SCHEMA_PREFIX}.apimachinery.pkg.apis.meta.v1.MicroTime`,
     description: 'A timestamp in RFC 3339 form, to the microsecond.',
     v2: { type: 'string', format: 'date-time' },
     v3: { type: 'string', format: 'date-time' },
@@ -65,7 +66,7 @@ export class SchemaRenderer {
   }
 
   refTo(name: string): JsonObject {
-    return { $ref: this.#refPrefix + name };
+    return { $ref: this.#refPrefix + publicSchemaName(name) };
   }
 
   /** Every schema a document needs for `roots`, keyed by name, in name order. */
@@ -77,7 +78,7 @@ export class SchemaRenderer {
       for (const s of this.#scalarsUsed.get(n) ?? []) scalars.add(s);
     }
     const out: Record<string, JsonObject> = {};
-    for (const n of [...names, ...scalars].sort()) out[n] = this.#cache.get(n) ?? this.#scalarComponent(n);
+    for (const n of [...names, ...scalars].sort()) out[publicSchemaName(n)] = this.#cache.get(n) ?? this.#scalarComponent(n);
     return out;
   }
 

@@ -6,14 +6,15 @@
  *
  * A declaration lists every field of the original type. Where we stop
  * describing the inner shape, the field's type is `OPAQUE`: an object whose
- * unknown fields are preserved (`x-orch-preserve-unknown-fields`).
+ * unknown fields are preserved (`x-<product>-preserve-unknown-fields`).
  *
  * @example
- * const core = namespace('io.orch.api.core.v1', { group: '', version: 'v1' });
+ * const core = namespace('io.<product>.api.core.v1', { group: '', version: 'v1' });
  * core.struct('ContainerPort', 'A port a container listens on.', {
  *   containerPort: f(I32, 'Port number inside the container.', { required: true, proto: 3 }),
  * });
  */
+import { INTERNAL_SCHEMA_PREFIX } from '../naming/index.ts';
 
 /** Scalar shapes; the last four render as shared named components, as in the original. */
 export type Scalar = 'string' | 'int32' | 'int64' | 'double' | 'boolean' | 'byte' | 'quantity' | 'int-or-string' | 'time' | 'micro-time';
@@ -64,7 +65,7 @@ export interface GroupVersionKind {
 }
 
 export interface StructDecl {
-  /** Full schema name, e.g. `io.orch.api.core.v1.Container`. */
+  /** Full schema name, e.g. `io.<product>.api.core.v1.Container`. */
   readonly name: string;
   readonly description: string;
   readonly fields: Readonly<Record<string, FieldDecl>>;
@@ -109,7 +110,7 @@ export interface StructOptions {
   readonly structType?: Granularity;
 }
 
-/** Declarations in one schema package (`io.orch.api.apps.v1`), served as one group/version. */
+/** Declarations in one schema package (`io.<product>.api.apps.v1`), served as one group/version. */
 export interface Namespace {
   readonly prefix: string;
   readonly group: string;
@@ -126,8 +127,8 @@ export interface Namespace {
   kind(short: string, description: string, fields: Record<string, FieldDecl>, opts?: StructOptions): StructDecl;
 }
 
-export const OBJECT_META = 'io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta';
-export const LIST_META = 'io.orch.apimachinery.pkg.apis.meta.v1.ListMeta';
+export const OBJECT_META = `${INTERNAL_SCHEMA_PREFIX}.apimachinery.pkg.apis.meta.v1.ObjectMeta`;
+export const LIST_META = `${INTERNAL_SCHEMA_PREFIX}.apimachinery.pkg.apis.meta.v1.ListMeta`;
 
 /** The two TypeMeta fields every kind and list carries (no proto number: the envelope holds them). */
 export function typeMetaFields(): Record<string, FieldDecl> {

@@ -10,6 +10,7 @@ import { gvkKey, SchemaSet } from './schema-set.ts';
 import { groupPackage } from './gvk.ts';
 import { streamingKind, subresourceGvk } from './subresources.ts';
 import { ALL_TYPES } from './types/index.ts';
+import { INTERNAL_SCHEMA_PREFIX } from '../naming/index.ts';
 
 export interface ServedSchemas {
   readonly set: SchemaSet;
@@ -44,7 +45,7 @@ export function servedSchemas(types: readonly ResourceType[], declared: readonly
       kindNames.set(key, known);
       return known;
     }
-    const name = uniqueName(`io.orch.api.${groupPackage(gvk.group)}.${gvk.version}.${gvk.kind}`);
+    const name = uniqueName(`${INTERNAL_SCHEMA_PREFIX}.api.${groupPackage(gvk.group)}.${gvk.version}.${gvk.kind}`);
     const apiVersion = gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`;
     const fields = topLevel
       ? { ...typeMetaFields(), metadata: f({ kind: 'ref', name: OBJECT_META }, 'Standard object metadata.', { proto: 1 }) }

@@ -10,9 +10,10 @@ import { PARAMS, type ParamName, type ParamSpec } from './parameters.ts';
 import type { SchemaRenderer } from './render-schema.ts';
 import { META_DELETE_OPTIONS, META_PATCH, META_STATUS } from './meta-names.ts';
 import { DOC_INFO } from './v3.ts';
+import { names } from '../naming/index.ts';
 
-const PRODUCES = ['application/json', 'application/yaml', 'application/vnd.orch.protobuf'];
-const STREAMS = ['application/json;stream=watch', 'application/vnd.orch.protobuf;stream=watch'];
+const PRODUCES = ['application/json', 'application/yaml', names.protobufMediaType];
+const STREAMS = ['application/json;stream=watch', `${names.protobufMediaType};stream=watch`];
 
 export function swaggerDocument(groupVersions: ReadonlyMap<string, readonly PathPlan[]>, renderer: SchemaRenderer): JsonObject {
   const used = new Set<ParamName>();

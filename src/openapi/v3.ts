@@ -12,11 +12,12 @@ import type { OperationPlan, PathPlan } from './operations.ts';
 import { PARAMS, type ParamName, type ParamSpec } from './parameters.ts';
 import type { SchemaRenderer } from './render-schema.ts';
 import { META_DELETE_OPTIONS, META_PATCH, META_STATUS } from './meta-names.ts';
+import { names } from '../naming/index.ts';
 
-export const DOC_INFO = { title: 'Orch', version: 'v1.32.0' };
+export const DOC_INFO = { title: names.openApiTitle, version: 'v1.32.0' };
 
-const RESPONSE_TYPES = ['application/json', 'application/yaml', 'application/vnd.orch.protobuf'];
-const STREAM_TYPES = ['application/json;stream=watch', 'application/vnd.orch.protobuf;stream=watch'];
+const RESPONSE_TYPES = ['application/json', 'application/yaml', names.protobufMediaType];
+const STREAM_TYPES = ['application/json;stream=watch', `${names.protobufMediaType};stream=watch`];
 
 /** The document of one group/version. */
 export function groupVersionDocument(paths: readonly PathPlan[], renderer: SchemaRenderer): JsonObject {

@@ -55,7 +55,7 @@ export function lookupPath(schema: SchemaLookup, path: readonly string[]): Field
 }
 
 /**
- * The lookup for a declared schema (`io.orch.api.core.v1.Pod`) of a schema
+ * The lookup for a declared schema (`io.<product>.api.core.v1.Pod`) of a schema
  * set, e.g. `servedSchemas(...).set` with `kindSchema(gvk)`. Structs marked
  * `preserveUnknownFields` (kinds we do not describe) answer `unknown` for
  * fields they do not list instead of failing.
@@ -103,7 +103,7 @@ export function schemaLookupFor(set: SchemaSet, rootSchemaName: string): SchemaL
   return forStruct(rootSchemaName);
 }
 
-/** Go's reflect type name: the last segment of `io.orch.api.core.v1.PodSpec`. */
+/** Go's reflect type name: the last segment of `io.<product>.api.core.v1.PodSpec`. */
 function shortName(decl: StructDecl): string {
   const dot = decl.name.lastIndexOf('.');
   return dot < 0 ? decl.name : decl.name.slice(dot + 1);

@@ -17,6 +17,7 @@ import {
   type SigningKey,
 } from './keys.ts';
 import { resolveUsages, type CertificateUsage } from './usages.ts';
+import { names } from '../naming/index.ts';
 
 /**
  * How far back notBefore is set. Kubernetes' signer uses the same five
@@ -25,7 +26,7 @@ import { resolveUsages, type CertificateUsage } from './usages.ts';
  */
 export const CLOCK_SKEW_SECONDS = 5 * 60;
 
-export const CA_COMMON_NAME = 'orch-ca';
+export const CA_COMMON_NAME = `${names.clusterName}-ca`;
 export const CA_DURATION_SECONDS = 10 * 365 * 24 * 3600;
 
 export interface CertificateSubject {

@@ -16,6 +16,7 @@ import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
 import { withDirLock } from './lock.ts';
 import { formatTokenRecord, newBearerToken, parseTokenFile } from './token-file.ts';
 import type { CertificateUsage } from './usages.ts';
+import { names } from '../naming/index.ts';
 
 export const FILES = {
   caCert: 'ca.crt',
@@ -34,11 +35,12 @@ export const FILES = {
 const LEAF_DURATION_SECONDS = 365 * 24 * 3600;
 /** Leaf certificates this close to expiry are re-issued at start. */
 const RENEW_BEFORE_SECONDS = 30 * 24 * 3600;
-const CLUSTER_NAME = 'orch';
+const CLUSTER_NAME = names.clusterName;
 const ADMIN_USER = 'admin';
 
 /** The names in-cluster clients use for the API server, as for `kubernetes.default.svc`. */
-const DEFAULT_SERVING_NAMES = ['localhost', '127.0.0.1', '::1', 'orch', 'orch.default', 'orch.default.svc', 'orch.default.svc.cluster.local'];
+const IN_CLUSTER = names.inClusterHost;
+const DEFAULT_SERVING_NAMES = ['localhost', '127.0.0.1', '::1', IN_CLUSTER, `${IN_CLUSTER}.default`, `${IN_CLUSTER}.default.svc`, `${IN_CLUSTER}.default.svc.cluster.local`];
 
 export interface DataDirOptions {
   dir: string;
@@ -121,7 +123,7 @@ async function fill(dir: string, options: DataDirOptions): Promise<DataDirFiles>
     caCertificatePem: ca.certificatePem,
     userName: ADMIN_USER,
     credentials: { clientCertificatePem: admin.certPem, clientKeyPem: admin.keyPem },
-    contextName: 'orch-admin',
+    contextName: `${CLUSTER_NAME}-admin`,
   }));
   await files.writeIfChanged(FILES.adminTokenKubeconfig, renderKubeconfig({
     clusterName: CLUSTER_NAME,
@@ -129,7 +131,7 @@ async function fill(dir: string, options: DataDirOptions): Promise<DataDirFiles>
     caCertificatePem: ca.certificatePem,
     userName: 'admin-token',
     credentials: { token: adminToken },
-    contextName: 'orch-admin-token',
+    contextName: `${CLUSTER_NAME}-admin-token`,
   }));
   if (files.written.length > 0) await syncDirectory(dir);
 

@@ -21,6 +21,7 @@ import { loadPlans } from './load.ts';
 import type { MessagePlan } from './plan.ts';
 import { Reader } from './reader.ts';
 import { Writer } from './writer.ts';
+import { names } from '../naming/index.ts';
 
 export const PROTOBUF_PREFIX: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 
@@ -335,7 +336,7 @@ function readEnvelope(r: Reader, end: number): Envelope {
     }
   }
   if (contentEncoding !== '') throw new ProtobufDecodeError(`unsupported contentEncoding ${JSON.stringify(contentEncoding)}`);
-  if (contentType !== '' && !contentType.startsWith('application/vnd.kubernetes.protobuf') && !contentType.startsWith('application/vnd.orch.protobuf')) {
+  if (contentType !== '' && !contentType.startsWith('application/vnd.kubernetes.protobuf') && !contentType.startsWith(names.protobufMediaType)) {
     throw new ProtobufDecodeError(`envelope holds ${JSON.stringify(contentType)}, not protobuf`);
   }
   if (kind === '') throw new ProtobufDecodeError('envelope has no kind');

@@ -9,6 +9,7 @@ import { gvkKey } from '../openapi/schema-set.ts';
 import { ALL_TYPES } from '../openapi/types/index.ts';
 import type { MessagePlan } from './plan.ts';
 import { META_V1, WATCH_EVENT } from './well-known.ts';
+import { fromOriginalGroup } from '../naming/index.ts';
 
 /** Registered in every group version by the original (metav1.AddToGroupVersion). */
 const META_KINDS: Readonly<Record<string, string>> = {
@@ -28,11 +29,11 @@ export interface ResolvedKind {
 
 /**
  * The original's group names (`rbac.authorization.k8s.io`) name the same
- * types as ours (`rbac.authorization.orch.io`): the typed clients compiled into
+ * types as ours (`rbac.authorization.<suffix>`): the typed clients compiled into
  * kubectl put them in the envelope, and the wire form does not differ.
  */
 export function ourGroup(group: string): string {
-  return group.endsWith('.k8s.io') ? `${group.slice(0, -'.k8s.io'.length)}.orch.io` : group;
+  return fromOriginalGroup(group);
 }
 
 export function resolveKind(plans: ReadonlyMap<string, MessagePlan>, original: GroupVersionKind): ResolvedKind | undefined {

@@ -23,7 +23,7 @@ export interface ProtoField {
 }
 
 export interface ProtoMessage {
-  /** Full name, such as `io.orch.api.core.v1.Pod`; the package is everything before the last dot. */
+  /** Full name, such as `io.<product>.api.core.v1.Pod`; the package is everything before the last dot. */
   readonly name: string;
   readonly fields: readonly ProtoField[];
   readonly comment?: string;

@@ -6,11 +6,12 @@
  * agree on them.
  */
 import type { ProtoMessage } from './model.ts';
+import { INTERNAL_SCHEMA_PREFIX } from '../naming/index.ts';
 
-export const META_V1 = 'io.orch.apimachinery.pkg.apis.meta.v1';
-export const RUNTIME = 'io.orch.apimachinery.pkg.runtime';
-export const INTSTR = 'io.orch.apimachinery.pkg.util.intstr';
-export const RESOURCE = 'io.orch.apimachinery.pkg.api.resource';
+export const META_V1 = `${INTERNAL_SCHEMA_PREFIX}.apimachinery.pkg.apis.meta.v1`;
+export const RUNTIME = `${INTERNAL_SCHEMA_PREFIX}.apimachinery.pkg.runtime`;
+export const INTSTR = `${INTERNAL_SCHEMA_PREFIX}.apimachinery.pkg.util.intstr`;
+export const RESOURCE = `${INTERNAL_SCHEMA_PREFIX}.apimachinery.pkg.api.resource`;
 
 export const TIME = `${META_V1}.Time`;
 export const MICRO_TIME = `${META_V1}.MicroTime`;

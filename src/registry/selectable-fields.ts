@@ -6,6 +6,7 @@
  */
 import { parseFieldSelector } from '../selectors/index.ts';
 import { errors } from '../endpoints/status.ts';
+import { apiGroup } from '../naming/index.ts';
 
 const COMMON = ['metadata.name', 'metadata.namespace'];
 
@@ -16,7 +17,7 @@ const BY_RESOURCE: Record<string, readonly string[]> = {
     'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion',
     'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type',
   ],
-  'events.orch.io/events': [
+  [`${apiGroup('events')}/events`]: [
     'regarding.kind', 'regarding.namespace', 'regarding.name', 'regarding.uid', 'regarding.apiVersion', 'regarding.resourceVersion',
     'regarding.fieldPath', 'reason', 'reportingController', 'type',
   ],
@@ -27,7 +28,7 @@ const BY_RESOURCE: Record<string, readonly string[]> = {
   'batch/jobs': ['status.successful'],
   '/services': ['spec.clusterIP', 'spec.type'],
   '/persistentvolumeclaims': ['spec.volumeName'],
-  'certificates.orch.io/certificatesigningrequests': ['spec.signerName'],
+  [`${apiGroup('certificates')}/certificatesigningrequests`]: ['spec.signerName'],
 };
 
 /** Field selectors name only fields the type supports; otherwise 400 as the original. */
@@ -41,7 +42,7 @@ export function checkFieldSelector(group: string, resource: string, selector: st
   }
 }
 
-/** Core events store `involvedObject`, so an events.orch.io selector is translated to the stored names. */
+/** Core events store `involvedObject`, so an events.<suffix> selector is translated to the stored names. */
 export const EVENTS_V1_FIELD_TO_CORE: Readonly<Record<string, string>> = {
   'regarding.kind': 'involvedObject.kind',
   'regarding.namespace': 'involvedObject.namespace',

@@ -5,6 +5,7 @@
  * stop the start with a clear message.
  */
 import os from 'node:os';
+import { API_FLAVORS, DEFAULT_API_FLAVOR, isApiFlavor, type ApiFlavor } from '../naming/flavor.ts';
 import { validateOptions } from './options-validation.ts';
 import {
   DEFAULT_SERVICE_CLUSTER_IP_RANGE,
@@ -18,6 +19,8 @@ export interface ServerOptions {
   bindAddress: string;
   uwsPort: number;
   dataDir: string;
+  /** Whose names the API speaks (`--api-flavor`); must match the process's fixed naming table. */
+  apiFlavor: ApiFlavor;
   storageBackend: 'embedded' | 'etcd3';
   /** Cut a damaged embedded WAL at the damage instead of refusing to start (drops what follows; logged). */
   embeddedWalRepair: boolean;
@@ -123,6 +126,13 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'bind-address': { set: (o, v) => (o.bindAddress = v), help: 'address to listen on' },
   'uws-port': { set: (o, v) => (o.uwsPort = int('uws-port', 0, 65535)(v)), help: 'uWebSockets.js HTTPS port for token and anonymous clients (0 = off)' },
   'data-dir': { set: (o, v) => (o.dataDir = v), help: 'directory for the embedded store and generated credentials' },
+  'api-flavor': {
+    set: (o, v) => {
+      if (!isApiFlavor(v)) throw new OptionsError(`invalid value for --api-flavor: ${JSON.stringify(v)} (one of ${API_FLAVORS.join(', ')})`);
+      o.apiFlavor = v;
+    },
+    help: "whose names the API speaks: orch (the spec's, default) or kubernetes (the original's, for programs built for it); the data dir keeps its first flavor",
+  },
   'storage-backend': {
     set: (o, v) => {
       if (v !== 'embedded' && v !== 'etcd3') throw new OptionsError(`invalid value ${JSON.stringify(v)} for --storage-backend: supported values: embedded, etcd3`);
@@ -232,6 +242,7 @@ export function defaultOptions(): ServerOptions {
     bindAddress: '0.0.0.0',
     uwsPort: 6444,
     dataDir: './data',
+    apiFlavor: DEFAULT_API_FLAVOR,
     storageBackend: 'embedded',
     embeddedWalRepair: false,
     etcdServers: [],

@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServerOptions } from './options.ts';
-import { runtimeEnabled, validateOptions } from './options.ts';
+import { OptionsError, runtimeEnabled, validateOptions } from './options.ts';
+import { checkDataDirFlavor, checkEtcdPrefixFlavor, recordDataDirFlavor } from './data-dir-flavor.ts';
 import { RequestContext } from './context.ts';
 import { buildHandlerChain } from './chain.ts';
 import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
@@ -49,11 +50,12 @@ import type { Frontend } from '../frontends/frontend.ts';
 import { WatchBudget } from '../frontends/watch-budget.ts';
 import { registerWatchBudgetMetrics } from './watch-budget-metrics.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
+import { API_FLAVOR, API_FLAVOR_ENV, names } from '../naming/index.ts';
 
 /** How often the API server's own Service and endpoints are checked (the original's endpoint interval). */
 const API_SERVICE_RECONCILE_MS = 10_000;
 
-export const SYSTEM_NAMESPACES = ['default', 'orch-system', 'orch-public', 'orch-node-lease'] as const;
+export const SYSTEM_NAMESPACES = ['default', names.systemNamespace, names.publicNamespace, names.nodeLeaseNamespace] as const;
 
 export interface RunningServer {
   readonly securePort: number;
@@ -71,6 +73,13 @@ export interface RunningServer {
 export async function startServer(opts: ServerOptions, logger: Logger): Promise<RunningServer> {
   // Flag problems stop the start before any side effect (data dir, ports, store).
   validateOptions(opts);
+  if (opts.apiFlavor !== API_FLAVOR) {
+    throw new OptionsError(
+      `--api-flavor=${opts.apiFlavor} contradicts this process's naming table (${API_FLAVOR}), fixed before the server loaded; ` +
+        `set ${API_FLAVOR_ENV}=${opts.apiFlavor} before loading the server (main.ts does so from the flag)`,
+    );
+  }
+  await checkDataDirFlavor(opts.dataDir, opts.apiFlavor);
   const cleanups: Array<() => Promise<void> | void> = [];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.reverse()) {
@@ -89,6 +98,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       securePort: opts.securePort,
       uwsPort: opts.uwsPort,
     });
+    await recordDataDirFlavor(files.dir, opts.apiFlavor);
     const servingCertPath = opts.tlsCertFile ?? files.servingCertPath;
     const servingKeyPath = opts.tlsPrivateKeyFile ?? files.servingKeyPath;
     const [servingCert, servingKey] = await Promise.all([readFile(servingCertPath), readFile(servingKeyPath)]);
@@ -120,6 +130,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       },
     });
     cleanups.push(() => router.close());
+    if (opts.storageBackend === 'etcd3') await checkEtcdPrefixFlavor(opts.etcdServers, opts.etcdPrefix, opts.apiFlavor);
     for (const note of router.storeOpenNotes) logger[note.level](note.details, note.msg);
 
     // Admission and the generic store.

@@ -24,7 +24,7 @@ export function unmarshalTypeMessage(value: string, struct: string, fieldPath: s
   return `json: cannot unmarshal ${value} into Go struct field ${struct}.${fieldPath} of type ${goType}`;
 }
 
-/** The Go package-qualified name of a declared struct: `io.orch.api.apps.v1.DeploymentSpec` → `v1.DeploymentSpec`. */
+/** The Go package-qualified name of a declared struct: `io.<product>.api.apps.v1.DeploymentSpec` → `v1.DeploymentSpec`. */
 export function goStructName(schemaName: string): string {
   const parts = schemaName.split('.');
   return parts.length >= 2 ? `${parts[parts.length - 2]}.${parts[parts.length - 1]}` : schemaName;

@@ -38,7 +38,7 @@ export interface ObjectCodec {
   represent(obj: CachedObject, revision: Revision): CachedObject;
   /**
    * The JSON of an empty object of this type carrying only a resourceVersion
-   * (watch bookmarks), annotated `orch.io/initial-events-end` when it ends
+   * (watch bookmarks), annotated `<domain>/initial-events-end` when it ends
    * the initial events of a streaming list.
    */
   bookmark(revision: Revision, initialEventsEnd: boolean): Uint8Array;

@@ -9,6 +9,7 @@
  */
 import type { Revision } from '../storage/interface.ts';
 import type { CachedObject, ObjectCodec } from './cached-object.ts';
+import { names } from '../naming/index.ts';
 import { ObjectDecodeError } from './object-errors.ts';
 
 /** What writers put at the start of the top-level metadata; see the module comment. */
@@ -17,7 +18,7 @@ const PLACEHOLDER = Buffer.from(RESOURCE_VERSION_PLACEHOLDER);
 const encoder = new TextEncoder();
 
 /** Annotation on the bookmark that ends a streaming list's initial events. */
-export const INITIAL_EVENTS_END = 'orch.io/initial-events-end';
+export const INITIAL_EVENTS_END = names.initialEventsEndAnnotation;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 

@@ -46,7 +46,7 @@ export function protobufListItems(objs: readonly CachedObject[], gvk: GroupVersi
   );
 }
 
-/** Length-prefixed WatchEvent frames (`application/vnd.orch.protobuf;stream=watch`) for one kind. */
+/** Length-prefixed WatchEvent frames (`application/vnd.<product>.protobuf;stream=watch`) for one kind. */
 export function protobufFrames(gvk: GroupVersionKind): FrameEncoder {
   // Built on first use: kinds nobody watches in Protobuf never load the codec.
   let frame: ((type: string, message: Uint8Array) => Uint8Array) | undefined;

@@ -9,6 +9,7 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { processApiFlavor } from '../../src/naming/flavor.ts';
 import { parseArgs } from '../../src/server/options.ts';
 import { createLogger, type LogDestination, type LogLevel } from '../../src/server/logging.ts';
 import { startServer, type RunningServer } from '../../src/server/server.ts';
@@ -78,6 +79,8 @@ export async function startTestServer(
     '--bind-address=127.0.0.1',
     `--data-dir=${dataDir}`,
     '--shards=2',
+    // The process's flavor (test/support/kubernetes-flavor.ts); extraArgs may contradict it on purpose.
+    `--api-flavor=${processApiFlavor()}`,
     ...extraArgs,
   ]);
   const logger = createLogger(opts.logs ?? { level: (process.env['ORCH_TEST_LOG'] as 'info' | undefined) ?? 'silent' });

@@ -5,8 +5,9 @@
  */
 import { errors, StatusError } from '../../endpoints/status.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
+import { names } from '../../naming/index.ts';
 
-export const IMMORTAL_NAMESPACES = ['default', 'orch-system', 'orch-public'] as const;
+export const IMMORTAL_NAMESPACES = ['default', names.systemNamespace, names.publicNamespace] as const;
 
 export interface NamespaceLookup {
   /** The namespace's phase, or undefined when it does not exist. */

@@ -15,13 +15,14 @@ import { partialObjectMetadata } from './partial-metadata.ts';
 import type { Printer } from './printer.ts';
 import { printerFor } from './registry.ts';
 import type { Cell, JsonObject, KindInfo, ListMeta, Table, TableListMeta, TableOptions, TableRow } from './types.ts';
+import { names } from '../../naming/index.ts';
 
 /**
  * Objects that close the initial events of a watch-list carry this
  * annotation; the original shows them as metadata even when the full
  * object was asked for. Ours and the original's spelling.
  */
-const INITIAL_EVENTS_END = ['orch.io/initial-events-end', 'k8s.io/initial-events-end'];
+const INITIAL_EVENTS_END = names.initialEventsEndAnnotations;
 
 const RFC3339_SECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 

@@ -17,7 +17,7 @@ export interface Printer {
 
 /** A printer for one kind in one group, as served. */
 export interface Registration {
-  /** `''` for the core group; the served group name (`apps`, `rbac.authorization.orch.io`). */
+  /** `''` for the core group; the served group name (`apps`, `rbac.authorization.<suffix>`). */
   group: string;
   kind: string;
   printer: Printer;

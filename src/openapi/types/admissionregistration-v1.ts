@@ -1,5 +1,5 @@
 /**
- * admissionregistration.orch.io/v1: webhook configurations (admission policies are shallow).
+ * admissionregistration.<suffix>/v1: webhook configurations (admission policies are shallow).
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, S, I32, BYTES, OPAQUE, list, map, type StructDecl } from '../schema-dsl.ts';

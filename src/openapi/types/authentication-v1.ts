@@ -1,5 +1,5 @@
 /**
- * authentication.orch.io/v1: token reviews and self reviews.
+ * authentication.<suffix>/v1: token reviews and self reviews.
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, S, I64, B, TIME, list, map, type StructDecl } from '../schema-dsl.ts';

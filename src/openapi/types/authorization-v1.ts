@@ -1,5 +1,5 @@
 /**
- * authorization.orch.io/v1: access reviews.
+ * authorization.<suffix>/v1: access reviews.
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, S, B, OPAQUE, list, map, type StructDecl } from '../schema-dsl.ts';

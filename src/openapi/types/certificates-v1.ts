@@ -1,5 +1,5 @@
 /**
- * certificates.orch.io/v1 CertificateSigningRequest.
+ * certificates.<suffix>/v1 CertificateSigningRequest.
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, S, I32, BYTES, TIME, list, map, type StructDecl } from '../schema-dsl.ts';

@@ -1,5 +1,5 @@
 /**
- * coordination.orch.io/v1 Lease.
+ * coordination.<suffix>/v1 Lease.
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, S, I32, MTIME, type StructDecl } from '../schema-dsl.ts';

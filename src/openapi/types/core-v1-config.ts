@@ -4,6 +4,7 @@
  */
 import { f, S, B, BYTES, TIME, list, map, type StructDecl } from '../schema-dsl.ts';
 import { core } from './namespaces.ts';
+import { names } from '../../naming/index.ts';
 
 export const configTypes: readonly StructDecl[] = [
   core.kind('ConfigMap', 'Configuration data as key/value pairs.', {
@@ -15,7 +16,7 @@ export const configTypes: readonly StructDecl[] = [
     immutable: f(B, 'When true, data cannot change afterwards.', { proto: 5 }),
     data: f(map(BYTES), 'Values by key, base64 in JSON.', { proto: 2 }),
     stringData: f(map(S), 'Write-only plain-text values, merged into data.', { proto: 4 }),
-    type: f(S, 'Kind of secret, such as Opaque or orch.io/service-account-token.', { proto: 3 }),
+    type: f(S, `Kind of secret, such as Opaque or ${names.secretTypes.serviceAccountToken}.`, { proto: 3 }),
   }),
   core.kind('ServiceAccount', 'An identity for processes running in pods.', {
     secrets: f(list(core.ref('ObjectReference')), 'Deprecated list of token secrets.', { listType: 'map', listMapKeys: ['name'], patchMergeKey: 'name', patchStrategy: 'merge', proto: 2 }),

@@ -1,5 +1,5 @@
 /**
- * discovery.orch.io/v1 EndpointSlice (shallow).
+ * discovery.<suffix>/v1 EndpointSlice (shallow).
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, S, OPAQUE, list, type StructDecl } from '../schema-dsl.ts';

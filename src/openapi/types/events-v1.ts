@@ -1,15 +1,16 @@
 /**
- * events.orch.io/v1 Event.
+ * events.<suffix>/v1 Event.
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, S, I32, TIME, MTIME, type StructDecl } from '../schema-dsl.ts';
 import { core, events } from './namespaces.ts';
+import { names } from '../../naming/index.ts';
 
 export const eventsTypes: readonly StructDecl[] = [
   events.kind('Event', 'A report of something that happened in the cluster, in the events group\'s shape.', {
     eventTime: f(MTIME, 'When the event was first observed; required.', { required: true, proto: 2 }),
     series: f(events.ref('EventSeries'), 'Data on a series of repeated events.', { proto: 3 }),
-    reportingController: f(S, 'Controller that emitted the event, such as orch.io/scheduler; required.', { proto: 4 }),
+    reportingController: f(S, `Controller that emitted the event, such as ${names.domain}/scheduler; required.`, { proto: 4 }),
     reportingInstance: f(S, 'Instance of that controller; required.', { proto: 5 }),
     action: f(S, 'What was done, or failed, about the regarding object; required.', { proto: 6 }),
     reason: f(S, 'Short, machine-readable reason; required.', { proto: 7 }),

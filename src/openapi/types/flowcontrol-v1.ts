@@ -1,5 +1,5 @@
 /**
- * flowcontrol.apiserver.orch.io/v1: API priority and fairness (shallow).
+ * flowcontrol.apiserver.<suffix>/v1: API priority and fairness (shallow).
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, OPAQUE, type StructDecl } from '../schema-dsl.ts';

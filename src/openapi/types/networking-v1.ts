@@ -1,5 +1,5 @@
 /**
- * networking.orch.io/v1: Ingress, IngressClass and NetworkPolicy (shallow).
+ * networking.<suffix>/v1: Ingress, IngressClass and NetworkPolicy (shallow).
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, OPAQUE, type StructDecl } from '../schema-dsl.ts';

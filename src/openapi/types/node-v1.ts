@@ -1,5 +1,5 @@
 /**
- * node.orch.io/v1 RuntimeClass (shallow).
+ * node.<suffix>/v1 RuntimeClass (shallow).
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, S, OPAQUE, type StructDecl } from '../schema-dsl.ts';

@@ -1,9 +1,10 @@
 /**
- * rbac.authorization.orch.io/v1: roles, cluster roles and their bindings.
+ * rbac.authorization.<suffix>/v1: roles, cluster roles and their bindings.
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, S, list, type StructDecl } from '../schema-dsl.ts';
 import { meta, rbac } from './namespaces.ts';
+import { apiGroup } from '../../naming/index.ts';
 
 export const rbacTypes: readonly StructDecl[] = [
   rbac.kind('Role', 'Namespaced set of permissions.', {

@@ -1,5 +1,5 @@
 /**
- * scheduling.orch.io/v1 PriorityClass.
+ * scheduling.<suffix>/v1 PriorityClass.
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, S, I32, B, type StructDecl } from '../schema-dsl.ts';

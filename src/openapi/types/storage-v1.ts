@@ -1,5 +1,5 @@
 /**
- * storage.orch.io/v1: storage classes, CSI drivers and attachments (shallow).
+ * storage.<suffix>/v1: storage classes, CSI drivers and attachments (shallow).
  * Field names, types, markers and proto numbers follow the original API; descriptions are ours.
  */
 import { f, S, B, QTY, OPAQUE, list, map, type StructDecl } from '../schema-dsl.ts';

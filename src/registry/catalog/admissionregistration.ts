@@ -1,9 +1,10 @@
-/** admissionregistration.orch.io/v1 webhook configurations (spec 2.10); generation follows the webhooks. */
+/** admissionregistration.<suffix>/v1 webhook configurations (spec 2.10); generation follows the webhooks. */
 import type { ResourceTypeDef } from '../resource-type.ts';
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from '../strategies/webhookconfigurations.ts';
 import { API_EXTENSIONS } from './subresources.ts';
+import { apiGroup } from '../../naming/index.ts';
 
-const admissionV1 = { group: 'admissionregistration.orch.io', version: 'v1', namespaced: false, categories: API_EXTENSIONS, tracksGeneration: true } as const;
+const admissionV1 = { group: apiGroup('admissionregistration'), version: 'v1', namespaced: false, categories: API_EXTENSIONS, tracksGeneration: true } as const;
 
 export const admissionregistrationTypes: ResourceTypeDef[] = [
   {

@@ -1,9 +1,10 @@
-/** node.orch.io/v1: RuntimeClasses, which a PUT may create. */
+/** node.<suffix>/v1: RuntimeClasses, which a PUT may create. */
 import type { ResourceTypeDef } from '../resource-type.ts';
+import { apiGroup } from '../../naming/index.ts';
 
 export const nodeTypes: ResourceTypeDef[] = [
   {
-    group: 'node.orch.io', version: 'v1', resource: 'runtimeclasses', kind: 'RuntimeClass', singularName: 'runtimeclass', namespaced: false,
+    group: apiGroup('node'), version: 'v1', resource: 'runtimeclasses', kind: 'RuntimeClass', singularName: 'runtimeclass', namespaced: false,
     allowCreateOnUpdate: true,
   },
 ];

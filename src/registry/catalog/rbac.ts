@@ -1,8 +1,9 @@
-/** rbac.authorization.orch.io/v1: names are path segments (they may hold ':'), and a PUT may create. */
+/** rbac.authorization.<suffix>/v1: names are path segments (they may hold ':'), and a PUT may create. */
 import type { ResourceTypeDef } from '../resource-type.ts';
 import { clusterRoleBindingStrategy, roleBindingStrategy, roleStrategy } from '../strategies/rbac.ts';
+import { apiGroup } from '../../naming/index.ts';
 
-const rbacV1 = { group: 'rbac.authorization.orch.io', version: 'v1', nameRule: 'path-segment', allowCreateOnUpdate: true } as const;
+const rbacV1 = { group: apiGroup('rbac.authorization'), version: 'v1', nameRule: 'path-segment', allowCreateOnUpdate: true } as const;
 
 export const rbacTypes: ResourceTypeDef[] = [
   { ...rbacV1, resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', singularName: 'clusterrolebinding', namespaced: false, strategy: clusterRoleBindingStrategy },

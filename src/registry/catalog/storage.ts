@@ -1,11 +1,12 @@
-/** storage.orch.io/v1 as the original serves it in v1.32. */
+/** storage.<suffix>/v1 as the original serves it in v1.32. */
 import type { ResourceTypeDef } from '../resource-type.ts';
 import { storageClassStrategy } from '../strategies/storageclasses.ts';
 import { csiStorageCapacityStrategy } from '../strategies/csistoragecapacities.ts';
 import { statusResetOnCreate } from '../strategies/util.ts';
 import { status } from './subresources.ts';
+import { apiGroup } from '../../naming/index.ts';
 
-const storageV1 = { group: 'storage.orch.io', version: 'v1', namespaced: false } as const;
+const storageV1 = { group: apiGroup('storage'), version: 'v1', namespaced: false } as const;
 
 export const storageTypes: ResourceTypeDef[] = [
   { ...storageV1, resource: 'csidrivers', kind: 'CSIDriver', singularName: 'csidriver' },

@@ -1,5 +1,5 @@
 /**
- * CertificateSigningRequests (certificates.orch.io/v1, spec 2.6): the
+ * CertificateSigningRequests (certificates.<suffix>/v1, spec 2.6): the
  * requester's identity is recorded from the request, never from the body;
  * the request must be a signed PKCS#10 PEM; signerName and usages are
  * required; conditions are unique by type. Updates of the main resource
@@ -14,8 +14,9 @@ import { goBytes, invalidShown } from '../validation/go-values.ts';
 import { DNS1123_SUBDOMAIN_MAX_LENGTH, DNS1123_LABEL_MAX_LENGTH, byteLength, isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
 import { checkCertificateRequestPem, checkIssuedCertificates } from './csr-pem.ts';
 import { arr, ensureObj, num, obj, specOf, str, type JsonObject } from './util.ts';
+import { names } from '../../naming/index.ts';
 
-export const LEGACY_UNKNOWN_SIGNER = 'orch.io/legacy-unknown';
+export const LEGACY_UNKNOWN_SIGNER = names.signers.legacyUnknown;
 export const MIN_EXPIRATION_SECONDS = 600;
 
 export const KNOWN_USAGES = [

@@ -1,5 +1,5 @@
 /**
- * EndpointSlices (discovery.orch.io/v1): `deprecatedTopology` is read-only
+ * EndpointSlices (discovery.<suffix>/v1): `deprecatedTopology` is read-only
  * in v1, as in the original's dropTopologyOnV1: writes through v1 drop it
  * from every endpoint on create and on any update that changes the
  * endpoints (an update that leaves them as they were keeps what is stored).
@@ -12,9 +12,10 @@ import type { Strategy } from '../strategy.ts';
 import { isDNS1123Subdomain } from '../validation/names.ts';
 import { arr, obj, str } from './util.ts';
 import type { KObject } from '../object.ts';
+import { names } from '../../naming/index.ts';
 
 /** The original's `kubernetes.io/hostname` topology label, in this product's label namespace. */
-export const HOSTNAME_TOPOLOGY_LABEL = 'orch.io/hostname';
+export const HOSTNAME_TOPOLOGY_LABEL = names.labels.hostname;
 
 function topologyNodeNames(slice: KObject | undefined): Set<string> {
   const names = new Set<string>();

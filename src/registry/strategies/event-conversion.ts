@@ -1,12 +1,13 @@
 /**
  * Conversion between the core v1 Event (the storage form) and the
- * events.orch.io/v1 Event, so both APIs serve one storage. Fields are
+ * events.<suffix>/v1 Event, so both APIs serve one storage. Fields are
  * renamed, never invented or dropped: converting there and back gives the
  * object that went in.
  */
 import { cloneJson, type KObject } from '../object.ts';
+import { apiGroup } from '../../naming/index.ts';
 
-/** core v1 field name -> events.orch.io/v1 field name. Fields not listed keep their name. */
+/** core v1 field name -> events.<suffix>/v1 field name. Fields not listed keep their name. */
 const RENAMES: ReadonlyArray<readonly [core: string, v1: string]> = [
   ['involvedObject', 'regarding'],
   ['message', 'note'],
@@ -18,7 +19,7 @@ const RENAMES: ReadonlyArray<readonly [core: string, v1: string]> = [
 ];
 
 export const CORE_EVENT_API_VERSION = 'v1';
-export const EVENTS_API_VERSION = 'events.orch.io/v1';
+export const EVENTS_API_VERSION = `${apiGroup('events')}/v1`;
 
 function rename(from: KObject, pairs: ReadonlyArray<readonly [string, string]>, apiVersion: string): KObject {
   const out = cloneJson(from);
@@ -35,12 +36,12 @@ function rename(from: KObject, pairs: ReadonlyArray<readonly [string, string]>, 
   return out;
 }
 
-/** A core v1 Event as events.orch.io/v1 shows it. */
+/** A core v1 Event as events.<suffix>/v1 shows it. */
 export function eventToV1(coreEvent: KObject): KObject {
   return rename(coreEvent, RENAMES, EVENTS_API_VERSION);
 }
 
-/** An events.orch.io/v1 Event in its core v1 (storage) form. */
+/** An events.<suffix>/v1 Event in its core v1 (storage) form. */
 export function eventFromV1(v1Event: KObject): KObject {
   return rename(
     v1Event,

@@ -1,5 +1,5 @@
 /**
- * events.orch.io/v1 Events. They share storage with core v1 Events; the
+ * events.<suffix>/v1 Events. They share storage with core v1 Events; the
  * hooks receive the v1 shape and validate it through its core form (the
  * original validates the internal form): the legacy rules, then the strict
  * ones a v1 client gets (type Normal or Warning, eventTime, regarding,
@@ -28,7 +28,7 @@ function isSet(v: unknown): boolean {
   return v !== undefined && v !== null && v !== '' && v !== 0;
 }
 
-/** ValidateEventCreate for an events.orch.io/v1 request; `event` is the v1 shape. */
+/** ValidateEventCreate for an events.<suffix>/v1 request; `event` is the v1 shape. */
 export function validateV1EventCreate(event: KObject): FieldError[] {
   const core = eventFromV1(event);
   const errs = legacyValidateEvent(core, V1_NAMES);
@@ -46,7 +46,7 @@ export function validateV1EventCreate(event: KObject): FieldError[] {
   return errs;
 }
 
-/** ValidateEventUpdate for an events.orch.io/v1 request; both objects in the v1 shape. */
+/** ValidateEventUpdate for an events.<suffix>/v1 request; both objects in the v1 shape. */
 export function validateV1EventUpdate(event: KObject, old: KObject): FieldError[] {
   const errs = legacyValidateEvent(eventFromV1(event), V1_NAMES);
   if (!jsonEqual(event['series'] ?? null, old['series'] ?? null)) errs.push(...validateSeries(event));

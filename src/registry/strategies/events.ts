@@ -7,6 +7,7 @@ import type { KObject } from '../object.ts';
 import { fieldErrors, type FieldError, type Strategy } from '../strategy.ts';
 import { byteLength, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { obj, str } from './util.ts';
+import { names as naming } from '../../naming/index.ts';
 
 export const REPORTING_INSTANCE_LENGTH_LIMIT = 128;
 export const ACTION_LENGTH_LIMIT = 128;
@@ -32,7 +33,7 @@ export function legacyValidateEvent(event: KObject, names: EventFieldNames): Fie
       errs.push(fieldErrors.invalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace'));
     }
   } else {
-    if (involvedNamespace === '' && namespace !== 'default' && namespace !== 'orch-system') {
+    if (involvedNamespace === '' && namespace !== 'default' && namespace !== naming.systemNamespace) {
       errs.push(fieldErrors.invalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace'));
     }
     const controller = str(event['reportingComponent']) ?? '';

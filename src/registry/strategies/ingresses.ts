@@ -1,5 +1,5 @@
 /**
- * Ingresses (networking.orch.io/v1): a create cannot set status, and every
+ * Ingresses (networking.<suffix>/v1): a create cannot set status, and every
  * HTTP path is checked as the original's validateHTTPIngressPath checks it:
  *
  * - `pathType` is required (v1 has no default): `Required value: pathType

@@ -12,10 +12,11 @@ import { defaultPodTemplate } from './pod-defaults.ts';
 import { validatePodTemplateSpec } from './pod-validation.ts';
 import { ensureObj, isMainResource, num, obj, setDefault, specOf, type JsonObject } from './util.ts';
 import { nonNegative } from './workload.ts';
+import { names } from '../../naming/index.ts';
 
 /** Labels the server puts on a Job's pods (the original's batch.kubernetes.io/... and legacy names). */
-export const JOB_NAME_LABEL = 'batch.orch.io/job-name';
-export const CONTROLLER_UID_LABEL = 'batch.orch.io/controller-uid';
+export const JOB_NAME_LABEL = names.labels.jobName;
+export const CONTROLLER_UID_LABEL = names.labels.jobControllerUid;
 export const LEGACY_JOB_NAME_LABEL = 'job-name';
 export const LEGACY_CONTROLLER_UID_LABEL = 'controller-uid';
 

@@ -1,5 +1,5 @@
 /**
- * Leases (coordination.orch.io/v1): durations positive, transitions not
+ * Leases (coordination.<suffix>/v1): durations positive, transitions not
  * negative. The coordinated leader election fields (strategy,
  * preferredHolder) belong to an alpha feature that is off, so they are
  * dropped unless the stored lease already has them.

@@ -7,9 +7,10 @@
 import { fieldErrors, type FieldError, type Strategy } from '../strategy.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { arr, ensureObj, obj, str } from './util.ts';
+import { names } from '../../naming/index.ts';
 
 /** The finalizer the original calls `kubernetes`: the namespace controller's. */
-export const NAMESPACE_FINALIZER = 'orch';
+export const NAMESPACE_FINALIZER = names.namespaceFinalizer;
 const STANDARD_FINALIZERS = [NAMESPACE_FINALIZER, 'orphan', 'foregroundDeletion'];
 
 /** spec.finalizers entries: qualified names, and a bare name must be a standard one. */

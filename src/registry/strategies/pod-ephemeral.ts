@@ -11,6 +11,7 @@ import { cloneJson, isPlainObject, jsonEqual, type KObject } from '../object.ts'
 import { fieldErrors, type FieldError } from '../strategy.ts';
 import { validateContainerCommon } from './pod-validation.ts';
 import { arr, obj, str, type JsonObject } from './util.ts';
+import { names } from '../../naming/index.ts';
 
 export const EPHEMERAL_CONTAINERS = 'ephemeralcontainers';
 
@@ -20,7 +21,7 @@ const ALLOWED_FIELDS = new Set([
   'terminationMessagePath', 'terminationMessagePolicy', 'imagePullPolicy', 'securityContext', 'stdin', 'stdinOnce', 'tty',
   'targetContainerName',
 ]);
-const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+const MIRROR_POD_ANNOTATION = names.annotations.mirrorPod;
 const NOT_FOR_EPHEMERAL = 'cannot be set for an Ephemeral Container';
 
 /** Go's zero value, which validateFieldAllowList lets through. */

@@ -19,6 +19,7 @@ import {
 import { validateLabels } from '../validation/object-meta.ts';
 import { compareQuantities, parseQuantity } from '../validation/quantity.ts';
 import { arr, MAX_INT32, num, obj, str, type JsonObject } from './util.ts';
+import { names } from '../../naming/index.ts';
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
@@ -31,7 +32,7 @@ const ENV_NAME_MSG = "a valid environment variable name must consist of alphabet
 
 /** Native resources but hugepages may be requested below their limit; others (extended resources) must equal it. */
 function overcommitAllowed(resource: string): boolean {
-  return (!resource.includes('/') || resource.includes('orch.io/')) && !resource.startsWith('hugepages-');
+  return (!resource.includes('/') || resource.includes(names.nativeResourcePrefix)) && !resource.startsWith('hugepages-');
 }
 
 function enumCheck(errs: FieldError[], path: string, value: unknown, allowed: readonly string[]): void {

@@ -1,5 +1,5 @@
 /**
- * RBAC objects (rbac.authorization.orch.io/v1): rules name verbs and what
+ * RBAC objects (rbac.authorization.<suffix>/v1): rules name verbs and what
  * they apply to; bindings point at a role in the RBAC group and cannot be
  * re-pointed; subjects are users, groups or service accounts
  * (pkg/apis/rbac/validation and the v1 defaults of the original).
@@ -10,8 +10,9 @@ import { goQuote, invalidShown } from '../validation/go-values.ts';
 import { validateLabelSelector } from '../validation/label-selector.ts';
 import { isDNS1123Subdomain, isValidPathSegmentName } from '../validation/names.ts';
 import { arr, ensureObj, obj, str, type JsonObject } from './util.ts';
+import { apiGroup, names } from '../../naming/index.ts';
 
-export const RBAC_GROUP = 'rbac.authorization.orch.io';
+export const RBAC_GROUP = apiGroup('rbac.authorization');
 
 function validateRule(rule: JsonObject, namespaced: boolean, path: string): FieldError[] {
   const errs: FieldError[] = [];

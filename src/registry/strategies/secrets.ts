@@ -10,20 +10,12 @@ import { validateImmutableField } from '../validation/object-meta.ts';
 import type { KObject } from '../object.ts';
 import { MAX_DATA_SIZE, base64Length, validateImmutableData } from './configmaps.ts';
 import { isMainResource, obj, str } from './util.ts';
+import { names } from '../../naming/index.ts';
 
-export const SECRET_TYPES = {
-  opaque: 'Opaque',
-  serviceAccountToken: 'orch.io/service-account-token',
-  dockercfg: 'orch.io/dockercfg',
-  dockerConfigJson: 'orch.io/dockerconfigjson',
-  basicAuth: 'orch.io/basic-auth',
-  sshAuth: 'orch.io/ssh-auth',
-  tls: 'orch.io/tls',
-  bootstrapToken: 'bootstrap.orch.io/token',
-} as const;
+export const SECRET_TYPES = { opaque: 'Opaque', ...names.secretTypes } as const;
 
 /** The annotation naming the ServiceAccount a token Secret belongs to. */
-export const SERVICE_ACCOUNT_NAME_ANNOTATION = 'orch.io/service-account.name';
+export const SERVICE_ACCOUNT_NAME_ANNOTATION = names.annotations.serviceAccountName;
 const BASE64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** stringData merged into data (base64), then removed; type defaulted. */

@@ -8,6 +8,7 @@ import { humanDuration } from '../format.ts';
 import { arr, metadataOf, obj, objs, optInt, str } from '../json.ts';
 import type { Printer, Registration } from '../printer.ts';
 import type { JsonObject } from '../types.ts';
+import { apiGroup } from '../../../naming/index.ts';
 
 /** rbac.SubjectsStrings: users, groups and `namespace/name` service accounts, each ", "-joined. */
 function subjects(o: JsonObject): [string, string, string] {
@@ -95,9 +96,9 @@ const webhookPrinter: Printer = {
 };
 
 export const registrations: readonly Registration[] = [
-  { group: 'rbac.authorization.orch.io', kind: 'RoleBinding', printer: roleBindingPrinter },
-  { group: 'rbac.authorization.orch.io', kind: 'ClusterRoleBinding', printer: clusterRoleBindingPrinter },
-  { group: 'certificates.orch.io', kind: 'CertificateSigningRequest', printer: certificateSigningRequestPrinter },
-  { group: 'admissionregistration.orch.io', kind: 'MutatingWebhookConfiguration', printer: webhookPrinter },
-  { group: 'admissionregistration.orch.io', kind: 'ValidatingWebhookConfiguration', printer: webhookPrinter },
+  { group: apiGroup('rbac.authorization'), kind: 'RoleBinding', printer: roleBindingPrinter },
+  { group: apiGroup('rbac.authorization'), kind: 'ClusterRoleBinding', printer: clusterRoleBindingPrinter },
+  { group: apiGroup('certificates'), kind: 'CertificateSigningRequest', printer: certificateSigningRequestPrinter },
+  { group: apiGroup('admissionregistration'), kind: 'MutatingWebhookConfiguration', printer: webhookPrinter },
+  { group: apiGroup('admissionregistration'), kind: 'ValidatingWebhookConfiguration', printer: webhookPrinter },
 ];

@@ -1,5 +1,5 @@
 /**
- * Events (printEvent), for both the core v1 shape and events.orch.io/v1.
+ * Events (printEvent), for both the core v1 shape and events.<suffix>/v1.
  * The original prints both through one internal type; here the v1 shape is
  * read through the same field view (regarding -> involvedObject, note ->
  * message, deprecated* -> the core fields).
@@ -9,6 +9,7 @@ import type { Clock } from '../format.ts';
 import { int, isObj, metadataOf, obj, str } from '../json.ts';
 import type { Printer, Registration } from '../printer.ts';
 import type { Cell, JsonObject } from '../types.ts';
+import { apiGroup } from '../../../naming/index.ts';
 
 /** The fields the printer reads, whatever the served shape. */
 interface EventView {
@@ -123,5 +124,5 @@ export const eventsV1Printer: Printer = {
 
 export const registrations: readonly Registration[] = [
   { group: '', kind: 'Event', printer: eventPrinter },
-  { group: 'events.orch.io', kind: 'Event', printer: eventsV1Printer },
+  { group: apiGroup('events'), kind: 'Event', printer: eventsV1Printer },
 ];

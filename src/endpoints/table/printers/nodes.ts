@@ -6,14 +6,15 @@ import { AGE, NAME, column, text, wide } from '../columns.ts';
 import { metadataOf, obj, objs, optStr, str, strMap } from '../json.ts';
 import type { Printer, Registration } from '../printer.ts';
 import type { JsonObject } from '../types.ts';
+import { apiGroup, names } from '../../../naming/index.ts';
 
 /**
  * Role labels: `node-role.<domain>/<role>` (any value) and `<domain>/role=<role>`.
- * The original's domain is kubernetes.io; ours is orch.io. Both are read so
+ * The original's domain is kubernetes.io; ours is the naming table's. Both are read so
  * nodes labelled by either convention show their roles.
  */
-const ROLE_PREFIXES = ['node-role.orch.io/', 'node-role.kubernetes.io/'];
-const ROLE_LABELS = ['orch.io/role', 'kubernetes.io/role'];
+const ROLE_PREFIXES = names.labels.nodeRolePrefixes;
+const ROLE_LABELS = names.labels.nodeRoleLabels;
 
 function roles(labels: Record<string, string>): string {
   const found = new Set<string>();
@@ -94,6 +95,6 @@ export const leasePrinter: Printer = {
 
 export const registrations: readonly Registration[] = [
   { group: '', kind: 'Node', printer: nodePrinter },
-  { group: 'node.orch.io', kind: 'RuntimeClass', printer: runtimeClassPrinter },
-  { group: 'coordination.orch.io', kind: 'Lease', printer: leasePrinter },
+  { group: apiGroup('node'), kind: 'RuntimeClass', printer: runtimeClassPrinter },
+  { group: apiGroup('coordination'), kind: 'Lease', printer: leasePrinter },
 ];

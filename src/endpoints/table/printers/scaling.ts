@@ -7,6 +7,7 @@ import { intOrString, quantity } from '../format.ts';
 import { int, metadataOf, obj, objs, optInt, optStr, str } from '../json.ts';
 import type { Printer, Registration } from '../printer.ts';
 import type { JsonObject } from '../types.ts';
+import { apiGroup } from '../../../naming/index.ts';
 
 /** One metric's `current/target` text (formatHPAMetrics, autoscaling/v2 shape). */
 function metricText(spec: JsonObject, status: JsonObject | undefined): string {
@@ -143,5 +144,5 @@ export const registrations: readonly Registration[] = [
   { group: 'autoscaling', kind: 'HorizontalPodAutoscaler', printer: horizontalPodAutoscalerPrinter },
   { group: 'autoscaling', kind: 'Scale', printer: scalePrinter },
   { group: 'policy', kind: 'PodDisruptionBudget', printer: podDisruptionBudgetPrinter },
-  { group: 'scheduling.orch.io', kind: 'PriorityClass', printer: priorityClassPrinter },
+  { group: apiGroup('scheduling'), kind: 'PriorityClass', printer: priorityClassPrinter },
 ];

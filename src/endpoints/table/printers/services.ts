@@ -8,6 +8,7 @@ import { formatLabelSelector, formatLabels, listWithMore } from '../format.ts';
 import { arr, int, metadataOf, obj, objs, optStr, str } from '../json.ts';
 import type { Printer, Registration } from '../printer.ts';
 import type { JsonObject } from '../types.ts';
+import { apiGroup } from '../../../naming/index.ts';
 
 /** Distinct load-balancer IPs (else hostnames), sorted: loadBalancerStatusStringer with wide output. */
 function loadBalancerAddresses(lbStatus: unknown): string {
@@ -213,8 +214,8 @@ export const networkPolicyPrinter: Printer = {
 export const registrations: readonly Registration[] = [
   { group: '', kind: 'Service', printer: servicePrinter },
   { group: '', kind: 'Endpoints', printer: endpointsPrinter },
-  { group: 'discovery.orch.io', kind: 'EndpointSlice', printer: endpointSlicePrinter },
-  { group: 'networking.orch.io', kind: 'Ingress', printer: ingressPrinter },
-  { group: 'networking.orch.io', kind: 'IngressClass', printer: ingressClassPrinter },
-  { group: 'networking.orch.io', kind: 'NetworkPolicy', printer: networkPolicyPrinter },
+  { group: apiGroup('discovery'), kind: 'EndpointSlice', printer: endpointSlicePrinter },
+  { group: apiGroup('networking'), kind: 'Ingress', printer: ingressPrinter },
+  { group: apiGroup('networking'), kind: 'IngressClass', printer: ingressClassPrinter },
+  { group: apiGroup('networking'), kind: 'NetworkPolicy', printer: networkPolicyPrinter },
 ];

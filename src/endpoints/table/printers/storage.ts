@@ -7,17 +7,13 @@ import { quantity } from '../format.ts';
 import { arr, metadataOf, obj, objs, optBool, optStr, str, strMap } from '../json.ts';
 import type { Printer, Registration } from '../printer.ts';
 import type { JsonObject } from '../types.ts';
+import { apiGroup, names } from '../../../naming/index.ts';
 
 /** The beta annotation that still overrides storageClassName, as the original's helper reads it. */
-const BETA_CLASS_ANNOTATIONS = ['volume.beta.orch.io/storage-class', 'volume.beta.kubernetes.io/storage-class'];
+const BETA_CLASS_ANNOTATIONS = names.annotations.betaStorageClass;
 
 /** Default-class annotations: ours and the original's, current and beta. */
-const DEFAULT_CLASS_ANNOTATIONS = [
-  'storageclass.orch.io/is-default-class',
-  'storageclass.beta.orch.io/is-default-class',
-  'storageclass.kubernetes.io/is-default-class',
-  'storageclass.beta.kubernetes.io/is-default-class',
-];
+const DEFAULT_CLASS_ANNOTATIONS = names.annotations.defaultStorageClass;
 
 /** GetAccessModesAsString: RWO, ROX, RWX, RWOP in that order, each once. */
 function accessModes(modes: unknown): string {
@@ -196,8 +192,8 @@ export const volumeAttachmentPrinter: Printer = {
 export const registrations: readonly Registration[] = [
   { group: '', kind: 'PersistentVolume', printer: persistentVolumePrinter },
   { group: '', kind: 'PersistentVolumeClaim', printer: persistentVolumeClaimPrinter },
-  { group: 'storage.orch.io', kind: 'StorageClass', printer: storageClassPrinter },
-  { group: 'storage.orch.io', kind: 'CSIDriver', printer: csiDriverPrinter },
-  { group: 'storage.orch.io', kind: 'CSINode', printer: csiNodePrinter },
-  { group: 'storage.orch.io', kind: 'VolumeAttachment', printer: volumeAttachmentPrinter },
+  { group: apiGroup('storage'), kind: 'StorageClass', printer: storageClassPrinter },
+  { group: apiGroup('storage'), kind: 'CSIDriver', printer: csiDriverPrinter },
+  { group: apiGroup('storage'), kind: 'CSINode', printer: csiNodePrinter },
+  { group: apiGroup('storage'), kind: 'VolumeAttachment', printer: volumeAttachmentPrinter },
 ];
