@@ -146,9 +146,8 @@ describe('the kubernetes API flavor', () => {
     }
   });
 
-  // Main's typed decoding (5f1436b) reads IngressRule's inline IngressRuleValue from the Protobuf supplement as
-  // a field `ingressRuleValue`, so `http` is an unknown field under kubectl's fieldValidation=Strict (both flavors).
-  it('runs kubectl create ingress', { todo: 'typed decoding: IngressRule.http is unknown (inline IngressRuleValue)' }, async () => {
+  // kubectl sends fieldValidation=Strict: IngressRule's inline IngressRuleValue (`http`) must be a known field.
+  it('runs kubectl create ingress', async () => {
     const r = await t.kubectl(['create', 'ingress', 'web', '--rule=example.com/=web:8080']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /ingress\.networking\.k8s\.io\/web created/);
