@@ -38,12 +38,20 @@ import {
 export class TypedDecodeError extends Error {}
 
 /** Walk state: where we are (for messages) and what was dropped. */
+const NO_REPLACEMENT: unique symbol = Symbol('no replacement');
+
 class Cursor {
   /** Field names and item indices from the root. */
   readonly path: (string | number)[] = [];
   /** The innermost struct, as Go names it in errors. */
   struct = '';
   readonly unknown: string[] = [];
+  /**
+   * A value the last check wants in place of the one it was given (a
+   * quantity sent as a JSON number becomes its string, as the original's
+   * Quantity stores it); NO_REPLACEMENT otherwise. Containers take it.
+   */
+  replacement: unknown = NO_REPLACEMENT;
 
   typeError(v: unknown, goType: string, withNumber = false): TypedDecodeError {
     return new TypedDecodeError(unmarshalTypeMessage(goValueWord(v, withNumber), this.struct, this.fieldPath(), goType));
@@ -247,6 +255,10 @@ function arrayCheck(item: Check, goType: string): Check {
       c.path.push(i);
       item(v[i], c);
       c.path.pop();
+      if (c.replacement !== NO_REPLACEMENT) {
+        v[i] = c.replacement;
+        c.replacement = NO_REPLACEMENT;
+      }
     }
   };
 }
@@ -256,7 +268,13 @@ function mapCheck(value: Check, goType: string): Check {
     if (v === null || v === undefined) return;
     if (!isPlainObject(v)) throw c.typeError(v, goType);
     // Go names the map field, not the key, in errors.
-    for (const k in v) value(v[k], c);
+    for (const k in v) {
+      value(v[k], c);
+      if (c.replacement !== NO_REPLACEMENT) {
+        v[k] = c.replacement;
+        c.replacement = NO_REPLACEMENT;
+      }
+    }
   };
 }
 
@@ -286,6 +304,10 @@ function structCheck(name: string, preserve: boolean, fieldsOf: () => Map<string
         c.path.push(k);
         f(v[k], c);
         c.path.pop();
+        if (c.replacement !== NO_REPLACEMENT) {
+          v[k] = c.replacement;
+          c.replacement = NO_REPLACEMENT;
+        }
       }
       c.struct = outer;
   };
@@ -352,9 +374,13 @@ const checkBytes: Check = (v, c) => {
 };
 
 /** Quantity's UnmarshalJSON parses the raw JSON text: numbers are fine, anything else must parse. */
-const checkQuantity: Check = (v) => {
+const checkQuantity: Check = (v, c) => {
   if (v === null || v === undefined) return;
-  if (typeof v === 'number' && Number.isFinite(v)) return;
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    // Go's Quantity reads an unquoted number as its text and always writes a string.
+    c.replacement = String(v);
+    return;
+  }
   if (typeof v === 'string' && QUANTITY_PATTERN.test(v.trim())) return;
   throw new TypedDecodeError(QUANTITY_MESSAGE);
 };

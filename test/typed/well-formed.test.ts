@@ -62,3 +62,20 @@ describe('inline embedded structs of supplement types', () => {
     }
   });
 });
+
+describe('quantities sent as JSON numbers', () => {
+  it('are stored as strings, as the original\'s Quantity writes them, so JSON and Protobuf agree', async () => {
+    const t = await startTestServer();
+    try {
+      const quota = { metadata: { name: 'q' }, spec: { hard: { cpu: 2, memory: 1.5, pods: 10 } } };
+      const created = await t.request('POST', '/api/v1/namespaces/default/resourcequotas', quota);
+      assert.equal(created.status, 201, created.body);
+      const json = (await t.request('GET', '/api/v1/namespaces/default/resourcequotas/q')).json<{ spec: { hard: Record<string, unknown> } }>();
+      assert.deepEqual(json.spec.hard, { cpu: '2', memory: '1.5', pods: '10' });
+      const pb = await t.request('GET', '/api/v1/namespaces/default/resourcequotas/q', undefined, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+      assert.deepEqual((decodeObject(pb.raw).object as { spec: { hard: unknown } }).spec.hard, json.spec.hard);
+    } finally {
+      await t.stop();
+    }
+  });
+});
