@@ -11,7 +11,7 @@
  * are parsed as JSON: the same value, faster, with no recursion.
  */
 import { parseAllDocuments, type Tags } from 'yaml';
-import { StatusError } from '../endpoints/status.ts';
+import { StatusError } from '../api/status.ts';
 import { jsonDepthExceeded, MAX_NESTING_DEPTH, scanJson, valueDepthExceeded, yamlFlowDepthExceeded } from '../typed/index.ts';
 
 const OPTIONS = {

@@ -4,7 +4,7 @@
  * that are not a configuration of the right kind and name, 422 without a
  * field manager. Also the group/version/kind helpers the messages need.
  */
-import { StatusError } from '../endpoints/status.ts';
+import { StatusError } from '../api/status.ts';
 import type { KObject } from '../registry/object.ts';
 import { conflictsMessage, type ConflictError } from './conflict.ts';
 import { parseManagerKey } from './managed-fields.ts';

@@ -22,7 +22,7 @@
  * const stored = fm.update({ live: old, next, manager: 'kubectl', subresource: '', apiVersion: 'apps/v1' });
  * const merged = fm.apply({ live: old, applied: body, manager: 'kubectl', force: false, subresource: '', apiVersion: 'apps/v1', kind: 'Deployment' });
  */
-import { StatusError } from '../endpoints/status.ts';
+import { StatusError } from '../api/status.ts';
 import type { KObject, ManagedFieldsEntry } from '../registry/object.ts';
 import type { ServedSchemas } from '../openapi/served-schemas.ts';
 import { OBJECT_META } from '../openapi/schema-dsl.ts';

@@ -10,7 +10,7 @@
  * crafted user or path name cannot inject markup into a browser showing the
  * error; the authorizer's reason is appended as is.
  */
-import { StatusError, qualifiedResource, type StatusDetails } from '../endpoints/status.ts';
+import { StatusError, qualifiedResource, type StatusDetails } from '../api/status.ts';
 import { goQuote } from '../selectors/go-format.ts';
 import type { AuthorizationAttributes } from './types.ts';
 

@@ -13,7 +13,7 @@ import type { GenericStore, WriteOptions } from '../registry/generic-store.ts';
 import type { KObject } from '../registry/object.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
-import { StatusError } from '../endpoints/status.ts';
+import { StatusError } from '../api/status.ts';
 import type { UserInfo } from '../server/context.ts';
 import { apiGroup, names } from '../naming/index.ts';
 

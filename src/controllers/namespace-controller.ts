@@ -14,7 +14,7 @@ import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
 import type { UserInfo } from '../server/context.ts';
-import { StatusError } from '../endpoints/status.ts';
+import { StatusError } from '../api/status.ts';
 import { names } from '../naming/index.ts';
 
 export const NAMESPACE_FINALIZER = names.namespaceFinalizer;

@@ -7,7 +7,7 @@
 import type { RequestContext } from '../server/context.ts';
 import type { KObject } from '../registry/object.ts';
 import { isPlainObject } from '../registry/object.ts';
-import { errors } from './status.ts';
+import { errors } from '../api/status.ts';
 import { decodeObject, isProtobufMediaType } from '../protobuf/index.ts';
 import { decodeJsonBody, decodeObjectBody, jsonDepthExceeded, jsonDepthMessage, type DecodeTarget } from '../typed/index.ts';
 

@@ -6,7 +6,7 @@
  * configured lifetime (5 minutes by default) is answered with 410 Expired.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { errors, StatusError } from './status.ts';
+import { errors, StatusError } from '../api/status.ts';
 import { names } from '../naming/index.ts';
 
 export interface ContinuePosition {

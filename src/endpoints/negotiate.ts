@@ -13,7 +13,7 @@
  * original's `meta.k8s.io` (what real kubectl sends and decodes) are
  * accepted; the answer is given in the group the client named.
  */
-import { errors } from './status.ts';
+import { errors } from '../api/status.ts';
 import { names } from '../naming/index.ts';
 
 export const JSON_MEDIA_TYPE = 'application/json';

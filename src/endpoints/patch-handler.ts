@@ -7,14 +7,14 @@
  * (`application/apply-patch+yaml`) is answered by the patch package (415
  * until field ownership lands).
  */
-import { goBool } from './query-params.ts';
+import { goBool } from '../api/query-params.ts';
 import type { RequestContext, RequestInfo } from '../server/context.ts';
 import type { GenericStore, WriteOptions } from '../registry/generic-store.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { KObject } from '../registry/object.ts';
 import { APPLY_PATCH_TYPE, applyPatch, JSON_PATCH_TYPE, MAX_PATCH_BODY_BYTES, schemaLookupFor, type SchemaLookup } from '../patch/index.ts';
 import type { ServedSchemas } from '../openapi/index.ts';
-import { errors, StatusError } from './status.ts';
+import { errors, StatusError } from '../api/status.ts';
 import { mediaType } from './body.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
 import { decodeApplyBodyChecked } from '../apply/apply-body.ts';

@@ -5,8 +5,8 @@
  */
 import type { ReadMode } from '../../shards/protocol.ts';
 import type { ContinuePosition, ContinueTokens } from './continue-token.ts';
-import { errors } from './status.ts';
-import { decodeListIntegers } from './query-params.ts';
+import { errors } from '../api/status.ts';
+import { decodeListIntegers } from '../api/query-params.ts';
 
 export interface ListPlan {
   read: ReadMode;

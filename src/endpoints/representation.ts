@@ -10,7 +10,7 @@ import type { ListReply } from '../../shards/protocol.ts';
 import { negotiate, type Negotiated } from './negotiate.ts';
 import { objectTable, partialObjectMetadata, partialObjectMetadataList, tableWatchEncoder, toTable, type JsonObject, type KindInfo } from './table/index.ts';
 import { listBodyParts, type ListMetadata } from './respond.ts';
-import { errors, type StatusError } from './status.ts';
+import { errors, type StatusError } from '../api/status.ts';
 import { encodeList, encodeObject, encodeWatchEvent, listEnvelopeParts, supportsProtobuf } from '../protobuf/index.ts';
 
 const encoder = new TextEncoder();

@@ -18,9 +18,9 @@ import { listEncodingFor, negotiateFor, renderList, renderObject, watchEncodingF
 import { ContinueTokens } from './continue-token.ts';
 import { planGet, planList } from './read-options.ts';
 import { listBodyParts, writeBytes, writeParts } from './respond.ts';
-import { errors, StatusError } from './status.ts';
+import { errors, StatusError } from '../api/status.ts';
 import { serveWatch, type WatchLimits } from './watch-handler.ts';
-import { checkDryRun, checkFieldManager, checkFieldValidation, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from './query-params.ts';
+import { checkDryRun, checkFieldManager, checkFieldValidation, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from '../api/query-params.ts';
 import { getScale, updateScale } from './scale.ts';
 import { podActionBodyKind, podActionFor, type PodAction } from '../registry/pod-actions/index.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';

@@ -6,7 +6,7 @@
 import type { RequestContext } from '../server/context.ts';
 import type { ListReply } from '../../shards/protocol.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
-import { StatusError, statusBody } from './status.ts';
+import { StatusError, statusBody } from '../api/status.ts';
 
 const encoder = new TextEncoder();
 

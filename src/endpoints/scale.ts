@@ -8,7 +8,7 @@ import type { GenericStore, WriteOptions } from '../registry/generic-store.ts';
 import { parseObject } from '../registry/generic-store.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
-import { errors } from './status.ts';
+import { errors } from '../api/status.ts';
 
 /** A metav1.LabelSelector (or an RC's map selector) as selector text. */
 export function selectorText(selector: unknown): string {

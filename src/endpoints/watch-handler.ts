@@ -11,12 +11,12 @@ import type { KObject } from '../registry/object.ts';
 import type { ShardRouter } from '../../shards/router.ts';
 import type { Filter, ShardError, WatchStart } from '../../shards/protocol.ts';
 import { parseResourceVersion } from './read-options.ts';
-import { errors, StatusError } from './status.ts';
+import { errors, StatusError } from '../api/status.ts';
 import { statusFromShardError } from '../registry/generic-store.ts';
 import { ShardCallError } from '../../shards/shard-handle.ts';
 import { parseStoredJson, type WatchEncoding } from './representation.ts';
 import { internalServerError } from '../server/filters/write-status.ts';
-import { decodeListIntegers, queryBool, queryOptionalBool } from './query-params.ts';
+import { decodeListIntegers, queryBool, queryOptionalBool } from '../api/query-params.ts';
 import { setLongTimeout } from '../server/long-timer.ts';
 import { watchTimeoutMs } from '../server/filters/with-timeout.ts';
 

@@ -3,8 +3,8 @@
  * limit, and when an unread body makes us close the connection after the
  * response instead of reading the rest away.
  */
-import type { StatusError } from '../endpoints/status.ts';
-import { errors } from '../endpoints/status.ts';
+import type { StatusError } from '../api/status.ts';
+import { errors } from '../api/status.ts';
 import type { HeaderBag } from './header-bag.ts';
 
 export const EMPTY_BODY: Uint8Array = new Uint8Array(0);

@@ -3,7 +3,7 @@
  * copied out of the native request up front, the parsed forms built only
  * when read.
  */
-import type { StatusError } from '../endpoints/status.ts';
+import type { StatusError } from '../api/status.ts';
 import type { ApiRequest } from '../server/http.ts';
 import { conflictingLengths } from './body-limit.ts';
 import { HeaderBag } from './header-bag.ts';

@@ -5,7 +5,7 @@
  * instead of a hung request, and never becomes an unhandled rejection.
  */
 import type { ApiRequest, ApiResponse, RequestHandler } from '../server/http.ts';
-import { StatusError, statusBody } from '../endpoints/status.ts';
+import { StatusError, statusBody } from '../api/status.ts';
 
 /** What the front ends' responses add to ApiResponse for this purpose. */
 export interface FrontendResponse extends ApiResponse {

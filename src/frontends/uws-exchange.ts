@@ -23,7 +23,7 @@
  */
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import { STATUS_CODES } from 'node:http';
-import { statusBody } from '../endpoints/status.ts';
+import { statusBody } from '../api/status.ts';
 import type { RequestHandler } from '../server/http.ts';
 import { closeRatherThanDrain, declaredLength, EMPTY_BODY, mayHaveBody } from './body-limit.ts';
 import { joinSmall, NO_PARTS, PartsCursor, totalLength } from './body-parts.ts';

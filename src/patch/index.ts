@@ -10,7 +10,7 @@
  * is answered 415 like any unsupported type until server-side apply exists,
  * and the 415's list of accepted types leaves it out.
  */
-import { errors } from '../endpoints/status.ts';
+import { errors } from '../api/status.ts';
 import { applyJsonPatch, type JsonPatchLimits } from './json-patch.ts';
 import { isJsonObject, type JsonObject } from './json-value.ts';
 import { applyMergePatch } from './merge-patch.ts';

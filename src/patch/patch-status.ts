@@ -2,7 +2,7 @@
  * PatchError to the Status a client sees, as the original's patch handler
  * reports each kind of failure.
  */
-import { errors, StatusError } from '../endpoints/status.ts';
+import { errors, StatusError } from '../api/status.ts';
 import type { PatchError } from './patch-error.ts';
 
 /** What the original says for any patch that does not apply; the specific reason stays server-side. */

@@ -13,7 +13,7 @@ import type { ShardRouter } from '../../shards/router.ts';
 import { ShardCallError } from '../../shards/shard-handle.ts';
 import type { Filter, ListEncoding, ListReply, ObjectBytes, ReadMode } from '../../shards/protocol.ts';
 import { serializeForStorage } from '../watchcache/json-codec.ts';
-import { errors, StatusError } from '../endpoints/status.ts';
+import { errors, StatusError } from '../api/status.ts';
 import type { AdmissionChain, Operation } from '../admission/types.ts';
 import type { UserInfo } from '../server/context.ts';
 import type { ResourceType } from './resource-type.ts';

@@ -5,7 +5,7 @@
  * listed is answered with 400 "field label not supported".
  */
 import { parseFieldSelector } from '../selectors/index.ts';
-import { errors } from '../endpoints/status.ts';
+import { errors } from '../api/status.ts';
 import { apiGroup } from '../naming/index.ts';
 
 const COMMON = ['metadata.name', 'metadata.namespace'];

@@ -4,7 +4,7 @@
  * is answered from documents built at start.
  */
 import type { RequestContext } from './context.ts';
-import { errors } from '../endpoints/status.ts';
+import { errors } from '../api/status.ts';
 import { writeBytes, writeJson } from '../endpoints/respond.ts';
 import { VERSION_INFO, type DiscoveryDocuments } from '../endpoints/discovery.ts';
 

@@ -8,7 +8,7 @@
  * - unknown or repeated fields: dropped; 400 `... strict decoding error: unknown field "spec.foo"` under Strict,
  *   a warning each under Warn, nothing under Ignore.
  */
-import { errors } from '../endpoints/status.ts';
+import { errors } from '../api/status.ts';
 import { jsonDepthMessage } from './depth.ts';
 import { TypedDecodeError, type KindDecoder } from './decoder.ts';
 import { scanJson } from './duplicates.ts';

@@ -4,7 +4,7 @@
  * default, when the parameter is absent or empty, is Warn; kubectl 1.32 sends
  * Strict for create, replace and apply unless `--validate=false|warn`.
  */
-import { StatusError } from '../endpoints/status.ts';
+import { StatusError } from '../api/status.ts';
 import { meta } from '../openapi/types/namespaces.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';

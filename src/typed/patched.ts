@@ -5,8 +5,8 @@
  * quoted); unknown fields, and keys repeated in the patch body, follow
  * `fieldValidation` with a plain 400 `strict decoding error: ...`.
  */
-import { StatusError } from '../endpoints/status.ts';
-import { errors } from '../endpoints/status.ts';
+import { StatusError } from '../api/status.ts';
+import { errors } from '../api/status.ts';
 import { valueDepthExceeded } from './depth.ts';
 import { TypedDecodeError } from './decoder.ts';
 import { judge, type DecodeTarget } from './body.ts';

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeApplyBody } from '../../src/apply/apply-body.ts';
-import { StatusError } from '../../src/endpoints/status.ts';
+import { StatusError } from '../../src/api/status.ts';
 
 describe('decodeApplyBody', () => {
   it('reads JSON, which kubectl sends', () => {

@@ -13,7 +13,7 @@ import { fromFieldsV1 } from '../../src/apply/fields-v1.ts';
 import { pathString } from '../../src/apply/path.ts';
 import { keepTimesIfUnchanged } from '../../src/apply/unchanged.ts';
 import type { Json } from '../../src/apply/value.ts';
-import { StatusError } from '../../src/endpoints/status.ts';
+import { StatusError } from '../../src/api/status.ts';
 import { servedSchemas } from '../../src/openapi/served-schemas.ts';
 import type { KObject, ManagedFieldsEntry } from '../../src/registry/object.ts';
 

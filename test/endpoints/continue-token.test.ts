@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ContinueTokens } from '../../src/endpoints/continue-token.ts';
-import { StatusError } from '../../src/endpoints/status.ts';
+import { StatusError } from '../../src/api/status.ts';
 
 const key = new Uint8Array(32).fill(7);
 

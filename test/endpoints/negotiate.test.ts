@@ -9,7 +9,7 @@ import {
   type NegotiateOptions,
   type Negotiated,
 } from '../../src/endpoints/negotiate.ts';
-import { StatusError } from '../../src/endpoints/status.ts';
+import { StatusError } from '../../src/api/status.ts';
 
 /** kubectl 1.32 `get`: Table in v1, then v1beta1, then plain JSON. */
 const KUBECTL_GET = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';

@@ -6,8 +6,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError } from '../../src/endpoints/status.ts';
-import { checkDryRun, checkFieldManager, checkFieldValidation, checkPropagationPolicy, decodeListIntegers, goBool, parseGoInt64 } from '../../src/endpoints/query-params.ts';
+import { StatusError } from '../../src/api/status.ts';
+import { checkDryRun, checkFieldManager, checkFieldValidation, checkPropagationPolicy, decodeListIntegers, goBool, parseGoInt64 } from '../../src/api/query-params.ts';
 import { planWatch } from '../../src/endpoints/watch-handler.ts';
 import { watchTimeoutMs } from '../../src/server/filters/with-timeout.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { StatusError } from '../../src/endpoints/status.ts';
+import { StatusError } from '../../src/api/status.ts';
 import { PushedBody } from '../../src/frontends/pushed-body.ts';
 
 function flow(): { calls: string[]; pause(): void; resume(): void } {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { StatusError } from '../../src/endpoints/status.ts';
+import { StatusError } from '../../src/api/status.ts';
 import { SchemaSet } from '../../src/openapi/schema-set.ts';
 import { ALL_TYPES } from '../../src/openapi/types/index.ts';
 import {

@@ -9,7 +9,7 @@ import type { RequestHandler } from '../../src/server/http.ts';
 import type { Authenticator, AuthResult } from '../../src/authn/types.ts';
 import { GROUP_AUTHENTICATED, GROUP_MASTERS } from '../../src/authn/types.ts';
 import type { Authorizer, AuthorizationResult } from '../../src/authz/types.ts';
-import { errors } from '../../src/endpoints/status.ts';
+import { errors } from '../../src/api/status.ts';
 import { createLogger } from '../../src/server/logging.ts';
 import { createMetrics, type ApiserverMetrics } from '../../src/server/metrics.ts';
 import { HealthChecks, healthHandler, isHealthPath } from '../../src/server/health/index.ts';

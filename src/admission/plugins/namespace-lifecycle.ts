@@ -3,7 +3,7 @@
  * being terminated, and the system namespaces cannot be deleted, as the
  * original plugin does.
  */
-import { errors, StatusError } from '../../endpoints/status.ts';
+import { errors, StatusError } from '../../api/status.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import { names } from '../../naming/index.ts';
 

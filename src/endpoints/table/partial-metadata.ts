@@ -5,7 +5,7 @@
  * (managedFields included, as the original copies the whole ObjectMeta),
  * shared by reference.
  */
-import { StatusError } from '../status.ts';
+import { StatusError } from '../../api/status.ts';
 import { metadataOf } from './json.ts';
 import type { JsonObject, ListMeta, MetaGroup, MetaVersion, PartialObjectMetadata, PartialObjectMetadataList, TableListMeta } from './types.ts';
 

@@ -7,7 +7,7 @@ import type { GenericStore, WriteOptions } from '../generic-store.ts';
 import type { KObject } from '../object.ts';
 import type { ResourceRegistry } from '../registry.ts';
 import type { ResourceType } from '../resource-type.ts';
-import { errors } from '../../endpoints/status.ts';
+import { errors } from '../../api/status.ts';
 
 export interface PodActionEnv {
   store: GenericStore;

@@ -5,7 +5,7 @@
  * setPodNodeAndMetadata): one guaranteed update of the pod that sets
  * spec.nodeName, merges the binding's annotations and marks PodScheduled.
  */
-import { errors, StatusError } from '../../endpoints/status.ts';
+import { errors, StatusError } from '../../api/status.ts';
 import { isPlainObject, nowRfc3339, type KObject } from '../object.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { admitAction, checkBodyNamespace, checkBodyType, successStatus, type PodAction } from './action.ts';

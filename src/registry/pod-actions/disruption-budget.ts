@@ -11,7 +11,7 @@
  * (observedGeneration behind generation) refuses evictions with a 429, which
  * is what the original answers without its controller too.
  */
-import { errors, type StatusError } from '../../endpoints/status.ts';
+import { errors, type StatusError } from '../../api/status.ts';
 import { isPlainObject, nowRfc3339, type KObject } from '../object.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { isEmptySelector, selectorMatches } from '../validation/label-selector.ts';

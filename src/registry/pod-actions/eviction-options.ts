@@ -4,8 +4,8 @@
  * Eviction without them deletes with the request's dryRun only.
  */
 import type { DeleteOptions, WriteOptions } from '../generic-store.ts';
-import { errors } from '../../endpoints/status.ts';
-import { checkDryRun, checkGracePeriod, checkPropagationPolicy, invalidOptions } from '../../endpoints/query-params.ts';
+import { errors } from '../../api/status.ts';
+import { checkDryRun, checkGracePeriod, checkPropagationPolicy, invalidOptions } from '../../api/query-params.ts';
 import { isPlainObject } from '../object.ts';
 
 export function evictionDeleteOptions(raw: unknown, request: WriteOptions): DeleteOptions {

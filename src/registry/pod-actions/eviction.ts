@@ -8,7 +8,7 @@
  * and is deleted with the Eviction's delete options.
  */
 import type { DeleteOptions } from '../generic-store.ts';
-import { errors, StatusError } from '../../endpoints/status.ts';
+import { errors, StatusError } from '../../api/status.ts';
 import { isPlainObject, nowRfc3339, type KObject } from '../object.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { admitAction, checkBodyNamespace, checkBodyType, successStatus, type PodAction, type PodActionEnv, type PodActionResult } from './action.ts';

@@ -6,7 +6,7 @@
  * defaulted here because they depend on the cluster: which families
  * --service-cluster-ip-range configures, and which comes first.
  */
-import { errors } from '../../endpoints/status.ts';
+import { errors } from '../../api/status.ts';
 import type { KObject } from '../object.ts';
 import type { FieldError, StrategyContext } from '../strategy.ts';
 import { fieldErrors } from '../strategy.ts';

@@ -6,7 +6,7 @@
  * validateEphemeralContainers does, fields fit only for workload containers
  * (ports, probes, lifecycle, resources, ...) being forbidden.
  */
-import { errors } from '../../endpoints/status.ts';
+import { errors } from '../../api/status.ts';
 import { cloneJson, isPlainObject, jsonEqual, type KObject } from '../object.ts';
 import { fieldErrors, type FieldError } from '../strategy.ts';
 import { validateContainerCommon } from './pod-validation.ts';

@@ -11,7 +11,7 @@
 import type { Filter } from '../context.ts';
 import type { Authenticator } from '../../authn/types.ts';
 import type { Logger } from '../logging.ts';
-import { errors } from '../../endpoints/status.ts';
+import { errors } from '../../api/status.ts';
 import { writeStatus } from './write-status.ts';
 
 export function withAuthentication(authenticator: Authenticator, logger: Logger): Filter {

@@ -11,7 +11,7 @@
  */
 import type { Filter, RequestInfo, UserInfo } from '../context.ts';
 import type { AuthorizationAttributes, Authorizer } from '../../authz/types.ts';
-import { StatusError, errors } from '../../endpoints/status.ts';
+import { StatusError, errors } from '../../api/status.ts';
 import { writeStatus } from './write-status.ts';
 
 export function authorizationAttributes(info: RequestInfo, user: UserInfo): AuthorizationAttributes {

@@ -19,7 +19,7 @@
  */
 import type { Filter, UserInfo } from '../context.ts';
 import type { ApiRequest } from '../http.ts';
-import { errors } from '../../endpoints/status.ts';
+import { errors } from '../../api/status.ts';
 import { forbiddenError } from '../../authz/forbidden-message.ts';
 import type { AuthorizationAttributes } from '../../authz/types.ts';
 import { writeStatus } from './write-status.ts';

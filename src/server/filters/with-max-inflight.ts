@@ -9,7 +9,7 @@
  * turned away: a super-user or a loopback client must always get an answer.
  */
 import type { Filter } from '../context.ts';
-import { errors } from '../../endpoints/status.ts';
+import { errors } from '../../api/status.ts';
 import { GROUP_MASTERS } from '../../authn/types.ts';
 import { writeStatus } from './write-status.ts';
 

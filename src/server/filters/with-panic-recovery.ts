@@ -16,7 +16,7 @@
 import type { Filter, RequestContext } from '../context.ts';
 import type { Logger } from '../logging.ts';
 import type { ApiserverMetrics } from '../metrics.ts';
-import { StatusError } from '../../endpoints/status.ts';
+import { StatusError } from '../../api/status.ts';
 import { requestLabels } from './request-labels.ts';
 import { trackedResponse } from './tracked-response.ts';
 import { toStatusError, writeStatus } from './write-status.ts';

@@ -13,7 +13,7 @@
  * request whose verb is the lower-case HTTP method.
  */
 import type { Filter, RequestInfo } from '../context.ts';
-import { errors } from '../../endpoints/status.ts';
+import { errors } from '../../api/status.ts';
 import { parseFieldSelector, parseLabelSelector } from '../../selectors/index.ts';
 import { isLongRunning } from './long-running.ts';
 

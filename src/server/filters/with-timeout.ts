@@ -16,7 +16,7 @@
  */
 import type { Filter, RequestContext } from '../context.ts';
 import type { Logger } from '../logging.ts';
-import { errors } from '../../endpoints/status.ts';
+import { errors } from '../../api/status.ts';
 import { DurationError, parseGoDuration } from './go-duration.ts';
 import { trackedResponse } from './tracked-response.ts';
 import { writeStatus } from './write-status.ts';

@@ -4,7 +4,7 @@
  * as Retry-After) is decided in one place.
  */
 import type { ApiResponse } from '../http.ts';
-import { StatusError, statusBody } from '../../endpoints/status.ts';
+import { StatusError, statusBody } from '../../api/status.ts';
 
 /**
  * The message for failures we did not anticipate. Deliberately fixed: an

@@ -16,7 +16,7 @@
  */
 import type { RequestContext } from '../context.ts';
 import type { Logger } from '../logging.ts';
-import { errors } from '../../endpoints/status.ts';
+import { errors } from '../../api/status.ts';
 import type { HealthChecks, HealthEndpoint, NamedHealthCheck } from './checks.ts';
 
 const ENDPOINTS: ReadonlySet<string> = new Set<HealthEndpoint>(['healthz', 'livez', 'readyz']);

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { negotiate } from '../../../src/endpoints/negotiate.ts';
-import { StatusError } from '../../../src/endpoints/status.ts';
+import { StatusError } from '../../../src/api/status.ts';
 import { tableWatchEncoder, toTable, type JsonObject, type KindInfo } from '../../../src/endpoints/table/index.ts';
 
 const POD: KindInfo = { group: '', version: 'v1', kind: 'Pod', resource: 'pods' };

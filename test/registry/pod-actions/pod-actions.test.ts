@@ -5,7 +5,7 @@ import { isPodReady, setPodCondition } from '../../../src/registry/pod-actions/p
 import { evictionDeleteOptions } from '../../../src/registry/pod-actions/eviction-options.ts';
 import { podActionFor } from '../../../src/registry/pod-actions/index.ts';
 import { keepOnlyEphemeralChanges, validateEphemeralContainersUpdate } from '../../../src/registry/strategies/pod-ephemeral.ts';
-import { StatusError } from '../../../src/endpoints/status.ts';
+import { StatusError } from '../../../src/api/status.ts';
 import type { KObject } from '../../../src/registry/object.ts';
 import { lines } from '../strategies/helpers.ts';
 

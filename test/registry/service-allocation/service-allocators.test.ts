@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryRangeStore } from '../../../src/registry/service-allocation/range-store.ts';
-import { StatusError } from '../../../src/endpoints/status.ts';
+import { StatusError } from '../../../src/api/status.ts';
 import { allocated, created, ctx, nodePorts, server, service, spec, updated } from './support.ts';
 
 function rejects(status: number, message: string): (err: unknown) => boolean {

@@ -16,13 +16,13 @@
  */
 import { goQuote } from '../selectors/go-format.ts';
 import { errors, type StatusError } from './status.ts';
-import { META_GROUPS } from './negotiate.ts';
+import { names } from '../naming/index.ts';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /** The group the options kinds (CreateOptions, DeleteOptions...) belong to. */
-export const OPTIONS_GROUP: string = META_GROUPS[0]!;
+export const OPTIONS_GROUP: string = names.acceptedMetaGroups[0]!;
 
 /** strconv.ParseInt(text, 10, 64) as a number (exact up to 2^53; beyond, the nearest double). */
 export function parseGoInt64(text: string): number {
