@@ -176,6 +176,20 @@ describe('the kubernetes API flavor', () => {
     assert.equal((await t.request('GET', '/api/v1/namespaces/default/pods/on-worker')).status, 200);
   });
 
+  it('binds a pod to a node through pods/binding, as kube-scheduler does (client-node)', async () => {
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    await core.createNode({ body: { metadata: { name: 'bind-target' } } });
+    await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'to-bind' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } });
+    await core.createNamespacedPodBinding({ name: 'to-bind', namespace: 'default', body: { metadata: { name: 'to-bind' }, target: { apiVersion: 'v1', kind: 'Node', name: 'bind-target' } } });
+    const pod = await core.readNamespacedPod({ name: 'to-bind', namespace: 'default' });
+    assert.equal(pod.spec?.nodeName, 'bind-target');
+    assert.equal(pod.status?.conditions?.find((c) => c.type === 'PodScheduled')?.status, 'True');
+    await assert.rejects(
+      core.createNamespacedPodBinding({ name: 'to-bind', namespace: 'default', body: { metadata: { name: 'to-bind' }, target: { apiVersion: 'v1', kind: 'Node', name: 'bind-target' } } }),
+      (err: unknown) => statusCode(err) === 409,
+    );
+  });
+
   it('serves client-node typed APIs of non-core groups, and kubectl get events', async () => {
     const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
     const events = kc.makeApiClient(k8s.EventsV1Api);
