@@ -58,20 +58,35 @@ function copyShallow(x: unknown, from: object[], to: object[]): unknown {
   return copy;
 }
 
-/** Structural equality: object key order does not matter, array order does. */
+/** Structural equality: object key order does not matter, array order does. Iterative, as cloneJson. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => jsonEqual(x, b[i]));
+  const left: unknown[] = [a];
+  const right: unknown[] = [b];
+  while (left.length > 0) {
+    const x = left.pop();
+    const y = right.pop();
+    if (x === y) continue;
+    if (typeof x !== typeof y || x === null || y === null || typeof x !== 'object') return false;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) {
+        left.push(x[i]);
+        right.push(y[i]);
+      }
+      continue;
+    }
+    if (Array.isArray(y)) return false;
+    const xo = x as JsonObject;
+    const yo = y as JsonObject;
+    const xk = Object.keys(xo);
+    if (xk.length !== Object.keys(yo).length) return false;
+    for (const k of xk) {
+      if (!hasOwn(yo, k)) return false;
+      left.push(xo[k]);
+      right.push(yo[k]);
+    }
   }
-  if (isJsonObject(a)) {
-    if (!isJsonObject(b)) return false;
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => hasOwn(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return false;
+  return true;
 }
 
 /**
