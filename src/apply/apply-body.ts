@@ -22,6 +22,9 @@ const OPTIONS = {
   prettyErrors: false,
   // Go's library has no timestamp or base-60 scalars: keep them as strings.
   customTags: (tags: Tags): Tags => tags.filter((t) => typeof t === 'string' || (t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME')),
+  // Client input must not write to the process's stderr: the library warns there (process.emitWarning)
+  // about every collection used as a map key, once per request. Errors still throw.
+  logLevel: 'error' as const,
 };
 
 /** go-yaml's alias budget is relative to document size; a flat cap of alias uses is enough for real objects. */

@@ -39,3 +39,20 @@ describe('decodeApplyBody', () => {
     );
   });
 });
+
+describe('client YAML and the process', () => {
+  it('a collection used as a map key writes no process warning (stderr is not the client\'s)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(w.message);
+    };
+    process.on('warning', onWarning);
+    try {
+      decodeApplyBody('apiVersion: v1\nkind: ConfigMap\n? [a, b]\n: c\n');
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
