@@ -20,7 +20,7 @@ import { planGet, planList } from './read-options.ts';
 import { listBodyParts, writeBytes, writeParts } from './respond.ts';
 import { errors, StatusError } from '../api/status.ts';
 import { serveWatch, type WatchLimits } from './watch-handler.ts';
-import { checkDryRun, checkFieldManager, checkFieldValidation, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from '../api/query-params.ts';
+import { checkDryRun, checkFieldManager, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from '../api/query-params.ts';
 import { getScale, updateScale } from './scale.ts';
 import { podActionBodyKind, podActionFor, type PodAction } from '../registry/pod-actions/index.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
@@ -184,7 +184,7 @@ function writeOptions(ctx: RequestContext): WriteOptions {
   const dryRun = checkDryRun(kind, q.getAll('dryRun'));
   const manager = q.get('fieldManager') ?? '';
   checkFieldManager(kind, manager);
-  if (kind !== 'DeleteOptions') checkFieldValidation(kind, q.get('fieldValidation') ?? '');
+  // fieldValidation is checked where the body is decoded (decodeTarget, the patch handler).
   return { user: ctx.user, dryRun, fieldManager: manager === '' ? undefined : manager, userAgent: ctx.req.header('user-agent') };
 }
 

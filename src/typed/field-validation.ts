@@ -4,25 +4,16 @@
  * default, when the parameter is absent or empty, is Warn; kubectl 1.32 sends
  * Strict for create, replace and apply unless `--validate=false|warn`.
  */
-import { StatusError } from '../api/status.ts';
-import { meta } from '../openapi/types/namespaces.ts';
+import { checkFieldValidation } from '../api/query-params.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
 export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
 
-const SUPPORTED = '"", "Ignore", "Strict", "Warn"';
-
-/** The directive of a request; 422 on the options kind for anything else, as the original validates its options. */
+/** The directive of a request; 422 on the options kind for anything else (the one check: src/api/query-params.ts). */
 export function parseFieldValidation(value: string | null, options: WriteOptionsKind): FieldValidation {
-  if (value === null || value === '') return 'Warn';
-  if (value === 'Ignore' || value === 'Warn' || value === 'Strict') return value;
-  const message = `Unsupported value: ${JSON.stringify(value)}: supported values: ${SUPPORTED}`;
-  throw new StatusError(422, 'Invalid', `${options}.${meta.group} "" is invalid: fieldValidation: ${message}`, {
-    group: meta.group,
-    kind: options,
-    causes: [{ reason: 'FieldValueNotSupported', message, field: 'fieldValidation' }],
-  });
+  checkFieldValidation(options, value ?? '');
+  return value === null || value === '' ? 'Warn' : (value as FieldValidation);
 }
 
 /** What the strict decoder found, in the original's words and order: unknown fields, then duplicates. */
