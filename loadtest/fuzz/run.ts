@@ -26,6 +26,7 @@ function summary(stats: CampaignStats): string {
     `in-process ${stats.byTransport.inprocess}, node:http2 ${stats.byTransport.node}, uWS ${stats.byTransport.uws}), ${stats.failures.size} failure classes`;
 }
 
+const announced = new Set<string>();
 process.stdout.write(`fuzz: ${settings.runs} cases, seed ${settings.seed}, HTTP shares node ${settings.httpShare.node} uWS ${settings.httpShare.uws}\n`);
 const stats = await runCampaign(() => FuzzTarget.start(), {
   runs: settings.runs,
@@ -35,6 +36,12 @@ const stats = await runCampaign(() => FuzzTarget.start(), {
   mode: 'collect',
   restartEvery: 50_000,
   onProgress: (done, s) => {
+    // A class is printed when first seen: a long run that is stopped early still says what it found.
+    for (const [signature, f] of s.failures) {
+      if (announced.has(signature)) continue;
+      announced.add(signature);
+      process.stdout.write(`  new failure class at case ${f.first.index}: ${signature}\n    replay: FUZZ_SEED=${settings.seed} FUZZ_PATH=${f.first.index} (over ${f.first.transport})\n    ${f.first.problems.join('\n    ')}\n${f.first.repro.replace(/^/gm, '    ')}\n`);
+    }
     if (done % 10_000 === 0) process.stdout.write(`  ${summary(s)}\n`);
   },
 });
