@@ -60,6 +60,9 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
       case 'list':
         return serveList(ctx, deps, rt, info);
       case 'watch': {
+        // A HEAD asks for the answer's head only: a watch has no end to wait for (and the uWS listener
+        // cannot send a head without a body), so it is answered as the list's head, at once.
+        if (ctx.req.method === 'HEAD') return serveList(ctx, deps, rt, info);
         const n = negotiateFor(ctx, { read: true, watch: true, list: true, rt });
         return serveWatch(ctx, store.router, rt, filterFor(ctx, rt, info), deps.watch, watchEncodingFor(rt, n));
       }
