@@ -165,8 +165,8 @@ export class TypedDecoders {
 
   /** A type of the Protobuf supplement's rows: `[]T`, `{}T`, a scalar or well-known name, or a message. */
   #row(type: string): Check {
-    if (type.startsWith('[]')) return arrayCheck(this.#row(type.slice(2)), `[]${rowGoType(type.slice(2))}`);
-    if (type.startsWith('{}')) return mapCheck(this.#row(type.slice(2)), `map[string]${rowGoType(type.slice(2))}`);
+    if (type.startsWith('[]')) return arrayCheck(this.#row(type.slice(2)), `[]${rowGoType(type.slice(2))}`, this.#rowZero(type.slice(2)));
+    if (type.startsWith('{}')) return mapCheck(this.#row(type.slice(2)), `map[string]${rowGoType(type.slice(2))}`, this.#rowZero(type.slice(2)));
     const scalar = ROW_SCALARS[type];
     if (scalar !== undefined) return scalarCheck(scalar);
     if (type === 'fields-v1' || type === 'raw-extension') return depthOnly;
@@ -204,6 +204,15 @@ export class TypedDecoders {
     return out;
   }
 
+  /** The zero value Go leaves for a null element of a supplement row type. */
+  #rowZero(type: string): ZeroOf {
+    if (type.startsWith('[]') || type.startsWith('{}')) return KEEP_NULL;
+    const scalar = ROW_SCALARS[type];
+    if (scalar !== undefined) return scalarZero(scalar);
+    if (this.#set.get(type) !== undefined || SUPPLEMENT_MESSAGES[type] !== undefined) return () => ({});
+    return KEEP_NULL;
+  }
+
   #type(t: TypeExpr): Check {
     switch (t.kind) {
       case 'scalar':
@@ -211,9 +220,9 @@ export class TypedDecoders {
       case 'ref':
         return this.#struct(t.name);
       case 'array':
-        return arrayCheck(this.#type(t.items), `[]${goTypeOf(t.items)}`);
+        return arrayCheck(this.#type(t.items), `[]${goTypeOf(t.items)}`, typeZero(t.items));
       case 'map':
-        return mapCheck(this.#type(t.values), `map[string]${goTypeOf(t.values)}`);
+        return mapCheck(this.#type(t.values), `map[string]${goTypeOf(t.values)}`, typeZero(t.values));
       case 'any':
       case 'opaque':
         return depthOnly;
@@ -222,6 +231,32 @@ export class TypedDecoders {
 }
 
 const depthOnly: Check = (v, c) => c.checkDepth(v);
+
+/** The zero value Go leaves for a null element of a DSL type (see ZeroOf). */
+function typeZero(t: TypeExpr): ZeroOf {
+  if (t.kind === 'scalar') return scalarZero(t.scalar);
+  if (t.kind === 'ref') return () => ({});
+  return KEEP_NULL;
+}
+
+function scalarZero(s: Scalar): ZeroOf {
+  switch (s) {
+    case 'string':
+      return () => '';
+    case 'int32':
+    case 'int64':
+    case 'double':
+    case 'int-or-string':
+      return () => 0;
+    case 'boolean':
+      return () => false;
+    case 'quantity':
+      return () => '0';
+    default:
+      // []byte, metav1.Time, MicroTime: Go's zero marshals as null.
+      return KEEP_NULL;
+  }
+}
 
 /** Protobuf supplement scalar names → DSL scalars. */
 const ROW_SCALARS: Readonly<Record<string, Scalar>> = {
@@ -247,11 +282,21 @@ function rowGoType(type: string): string {
   return goStructName(type);
 }
 
-function arrayCheck(item: Check, goType: string): Check {
+/**
+ * What Go leaves in an element or map value that was JSON `null`: the zero
+ * value of the element type ("" for a string, {} for a struct), which is what
+ * the original then stores and serves; `null` where Go keeps a nil (slices,
+ * maps, pointers, untyped values).
+ */
+type ZeroOf = () => unknown;
+const KEEP_NULL: ZeroOf = () => null;
+
+function arrayCheck(item: Check, goType: string, zero: ZeroOf = KEEP_NULL): Check {
   return (v, c) => {
     if (v === null || v === undefined) return;
     if (!Array.isArray(v)) throw c.typeError(v, goType);
     for (let i = 0; i < v.length; i++) {
+      if (v[i] === null) v[i] = zero();
       c.path.push(i);
       item(v[i], c);
       c.path.pop();
@@ -263,12 +308,13 @@ function arrayCheck(item: Check, goType: string): Check {
   };
 }
 
-function mapCheck(value: Check, goType: string): Check {
+function mapCheck(value: Check, goType: string, zero: ZeroOf = KEEP_NULL): Check {
   return (v, c) => {
     if (v === null || v === undefined) return;
     if (!isPlainObject(v)) throw c.typeError(v, goType);
     // Go names the map field, not the key, in errors.
     for (const k in v) {
+      if (v[k] === null) v[k] = zero();
       value(v[k], c);
       if (c.replacement !== NO_REPLACEMENT) {
         v[k] = c.replacement;

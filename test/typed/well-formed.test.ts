@@ -79,3 +79,23 @@ describe('quantities sent as JSON numbers', () => {
     }
   });
 });
+
+describe('null elements of typed lists and maps', () => {
+  it('become the element type\'s zero value, as Go decodes them (fuzz seed 3, case 13506)', async () => {
+    const t = await startTestServer();
+    try {
+      const path = '/apis/rbac.authorization.orch.io/v1/namespaces/default/roles';
+      const created = await t.request('POST', path, { metadata: { name: 'r', labels: { a: 'b' } }, rules: [{ apiGroups: [null], resources: ['pods'], verbs: ['get'] }] });
+      assert.equal(created.status, 201, created.body);
+      const json = (await t.request('GET', `${path}/r`)).json<{ rules: Array<{ apiGroups: unknown[] }> }>();
+      assert.deepEqual(json.rules[0]!.apiGroups, ['']);
+      const pb = await t.request('GET', `${path}/r`, undefined, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+      assert.deepEqual((decodeObject(pb.raw).object as { rules: Array<{ apiGroups: unknown[] }> }).rules[0]!.apiGroups, ['']);
+      const cm = await t.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'nulls' }, data: { a: null } });
+      assert.equal(cm.status, 201, cm.body);
+      assert.deepEqual(cm.json<{ data: unknown }>().data, { a: '' });
+    } finally {
+      await t.stop();
+    }
+  });
+});
