@@ -207,7 +207,9 @@ describe('node front end defaults', () => {
         socket.once('close', () => resolve(text));
       });
     assert.match(await ask(`/echo?q=${'a'.repeat(200_000)}`), /^HTTP\/1\.1 200 /);
-    assert.match(await ask(`/echo?q=${'a'.repeat(1_100_000)}`), /^HTTP\/1\.1 431 /);
+    // Just past the limit (1 MiB + ~400 bytes): the server then has read the whole head when it answers, so
+    // its close is a FIN, not a reset that could discard the 431 on a loaded machine (it did, with 50 KB over).
+    assert.match(await ask(`/echo?q=${'a'.repeat(1_049_000)}`), /^HTTP\/1\.1 431 /);
   });
 
   it("announces the original's HTTP/2 header list (1 MiB) and frame (256 KiB) sizes, and serves lists past 64 KiB", async () => {
