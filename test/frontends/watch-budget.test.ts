@@ -120,6 +120,8 @@ describe('WatchBudget', () => {
       fc.record({ k: fc.constant('private' as const), q: fc.nat(3), n: fc.nat(100) }),
       fc.record({ k: fc.constant('close' as const), q: fc.nat(3) }),
     );
+    // A fixed seed: the same cases every run, so a red CI is a regression, not a new draw.
+    fc.configureGlobal({ ...fc.readConfigureGlobal(), seed: 20261125 });
     fc.assert(
       fc.property(fc.integer({ min: 50, max: 1000 }), fc.array(op, { maxLength: 60 }), (max, ops) => {
         const budget = new WatchBudget({ maxBytes: max });

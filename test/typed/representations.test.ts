@@ -83,6 +83,8 @@ test('whatever the typed decoder accepts, every representation encodes (fast-che
     const sample = sampleOf(schemas.set, name, 0, 5);
     return { rt, name, sample, paths: pathsOf(sample).filter((p) => p.length > 0) };
   });
+  // A fixed seed: the same cases every run, so a red CI is a regression, not a new draw.
+  fc.configureGlobal({ ...fc.readConfigureGlobal(), seed: 20261125 });
   fc.assert(
     fc.property(fc.nat(), fc.nat(), fc.jsonValue({ maxDepth: 3 }), (which, where, value) => {
       const c = cases[which % cases.length]!;

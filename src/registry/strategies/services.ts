@@ -14,6 +14,13 @@ import { validateLabels } from '../validation/object-meta.ts';
 import { familyOf } from '../service-allocation/ip.ts';
 import { arr, isMainResource, num, obj, setDefault, specOf, str, type JsonObject } from './util.ts';
 
+/** A client value as text for comparisons and messages; never throws (String() does on `{"toString": ""}`). */
+function textOf(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v) ?? '';
+}
+
 const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const SESSION_AFFINITIES = ['ClientIP', 'None'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
@@ -165,7 +172,7 @@ function validateServicePort(port: JsonObject, requireName: boolean, names: Set<
   for (const msg of isValidPortNum(p)) errs.push(fieldErrors.invalid(`${path}.port`, p, msg));
   const protocol = port['protocol'];
   if (protocol === undefined || protocol === '') errs.push(fieldErrors.required(`${path}.protocol`));
-  else if (!PROTOCOLS.includes(String(protocol))) errs.push(fieldErrors.notSupported(`${path}.protocol`, protocol, PROTOCOLS));
+  else if (!PROTOCOLS.includes(textOf(protocol))) errs.push(fieldErrors.notSupported(`${path}.protocol`, protocol, PROTOCOLS));
   errs.push(...validateTargetPort(port['targetPort'], `${path}.targetPort`));
   const appProtocol = str(port['appProtocol']);
   if (appProtocol !== undefined) for (const msg of isQualifiedName(appProtocol)) errs.push(fieldErrors.invalid(`${path}.appProtocol`, appProtocol, msg));
@@ -211,7 +218,7 @@ export function validateServiceSpec(svc: KObject): FieldError[] {
   if (obj(spec['selector'])) errs.push(...validateLabels(obj(spec['selector']) as Record<string, string>, 'spec.selector'));
   const affinity = spec['sessionAffinity'];
   if (affinity === undefined || affinity === '') errs.push(fieldErrors.required('spec.sessionAffinity'));
-  else if (!SESSION_AFFINITIES.includes(String(affinity))) errs.push(fieldErrors.notSupported('spec.sessionAffinity', affinity, SESSION_AFFINITIES));
+  else if (!SESSION_AFFINITIES.includes(textOf(affinity))) errs.push(fieldErrors.notSupported('spec.sessionAffinity', affinity, SESSION_AFFINITIES));
   if (t === '') errs.push(fieldErrors.required('spec.type'));
   else if (!SERVICE_TYPES.includes(t)) errs.push(fieldErrors.notSupported('spec.type', t, SERVICE_TYPES));
 
@@ -223,11 +230,11 @@ export function validateServiceSpec(svc: KObject): FieldError[] {
     if (nodePort !== 0) {
       if (t === 'ClusterIP') errs.push(fieldErrors.forbidden(`spec.ports[${i}].nodePort`, "may not be used when `type` is 'ClusterIP'"));
       // The range (--service-node-port-range) is the allocator's to check.
-      const key = `${String(port['protocol'])}/${nodePort}`;
+      const key = `${textOf(port['protocol'])}/${nodePort}`;
       if (nodePortKeys.has(key)) errs.push(fieldErrors.duplicate(`spec.ports[${i}].nodePort`, nodePort));
       nodePortKeys.add(key);
     }
-    const key = `${String(port['protocol'])}/${String(port['port'])}`;
+    const key = `${textOf(port['protocol'])}/${textOf(port['port'])}`;
     if (portKeys.has(key)) {
       errs.push(fieldErrors.duplicate(`spec.ports[${i}]`, { port: port['port'], protocol: port['protocol'] }));
     }
@@ -257,12 +264,12 @@ export function validateClusterIPsRelatedFields(spec: JsonObject): FieldError[] 
   }
   const seen = new Set<unknown>();
   families.forEach((f, i) => {
-    if (!IP_FAMILIES.includes(String(f))) errs.push(fieldErrors.notSupported(`spec.ipFamilies[${i}]`, f, IP_FAMILIES));
+    if (!IP_FAMILIES.includes(textOf(f))) errs.push(fieldErrors.notSupported(`spec.ipFamilies[${i}]`, f, IP_FAMILIES));
     if (seen.has(f)) errs.push(fieldErrors.duplicate(`spec.ipFamilies[${i}]`, f));
     seen.add(f);
   });
   const policy = spec['ipFamilyPolicy'];
-  if (policy !== undefined && policy !== null && !IP_FAMILY_POLICIES.includes(String(policy))) {
+  if (policy !== undefined && policy !== null && !IP_FAMILY_POLICIES.includes(textOf(policy))) {
     errs.push(fieldErrors.notSupported('spec.ipFamilyPolicy', policy, IP_FAMILY_POLICIES));
   }
   let badIPs = false;
@@ -281,13 +288,13 @@ export function validateClusterIPsRelatedFields(spec: JsonObject): FieldError[] 
   });
   if (ips.length > 2) errs.push(invalidShown('spec.clusterIPs', goStringSlice(ips), 'may only hold up to 2 values'));
   if (badIPs) return errs;
-  if (ips.length === 2 && familyOf(String(ips[0])) === familyOf(String(ips[1]))) {
+  if (ips.length === 2 && familyOf(textOf(ips[0])) === familyOf(textOf(ips[1]))) {
     errs.push(invalidShown('spec.clusterIPs', goStringSlice(ips), 'may specify no more than one IP for each IP family'));
   }
   if (!isHeadless(spec)) {
     ips.forEach((ip, i) => {
       if (i >= families.length) return;
-      const fam = familyOf(String(ip));
+      const fam = familyOf(textOf(ip));
       if (families[i] === 'IPv4' && fam === 'IPv6') errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
       if (families[i] === 'IPv6' && fam !== 'IPv6') errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
     });

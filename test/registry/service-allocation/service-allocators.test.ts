@@ -297,6 +297,8 @@ describe('odd input', () => {
       },
       { requiredKeys: [] },
     );
+    // A fixed seed: the same cases every run, so a red CI is a regression, not a new draw.
+    fc.configureGlobal({ ...fc.readConfigureGlobal(), seed: 20261125 });
     await fc.assert(
       fc.asyncProperty(specArb, async (sp) => {
         const s = server(new MemoryRangeStore(), '10.0.0.0/24,fd00::/112');
