@@ -37,11 +37,7 @@ import type { StoreConfig } from '../storage/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
 import { ApiServiceController } from '../controllers/api-service-controller.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
-import { createRequestAuthenticator } from '../authn/union.ts';
-import { effectiveAnonymousAuth } from '../authn/anonymous.ts';
-import { X509Authenticator } from '../authn/x509.ts';
-import { certificatesFromPem } from '../authn/pem.ts';
-import { StaticTokenAuthenticator, parseTokenFile } from '../authn/token-file.ts';
+import { buildAuthenticator } from '../authn/build.ts';
 import { buildAuthorizer } from '../authz/mode.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
@@ -205,15 +201,9 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const healthHandle = healthHandler(health, logger);
 
     // Authentication and authorization.
-    const anonymous = effectiveAnonymousAuth(opts.anonymousAuth, opts.authorizationMode);
-    if (anonymous.warning) logger.warn({}, anonymous.warning);
-    const tokens = parseTokenFile(await readFile(tokenFilePath, 'utf8'), tokenFilePath);
-    for (const w of tokens.warnings) logger.warn({ file: tokenFilePath }, w);
-    const authenticator = createRequestAuthenticator({
-      x509: new X509Authenticator({ clientCA: certificatesFromPem(clientCa) }),
-      tokens: [new StaticTokenAuthenticator(tokens.tokens)],
-      anonymous: anonymous.enabled,
-    });
+    const authn = await buildAuthenticator(opts, { logger, clientCaPem: clientCa, tokenFilePath });
+    cleanups.push(() => authn.close());
+    const authenticator = authn.authenticator;
     const authorizer = buildAuthorizer(opts.authorizationMode);
 
     // Endpoints and the chain.

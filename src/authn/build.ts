@@ -1,0 +1,58 @@
+/**
+ * Builds the request authenticator from the server's flags: the one place
+ * that knows which methods are on and in which order (the original's
+ * union: x509, request header, token file, service accounts, bootstrap
+ * tokens, OIDC, webhook; then anonymous). Each method lives in its own
+ * module; this file only assembles them.
+ *
+ * Runs once per thread that serves requests, so everything a method keeps
+ * (decision caches, key sets, watches that revoke cached decisions) is
+ * per-thread and built here, never shared across threads by reference.
+ */
+import { readFile } from 'node:fs/promises';
+import type { ServerOptions } from '../server/options.ts';
+import type { Logger } from '../server/logging.ts';
+import type { Authenticator } from './types.ts';
+import { createRequestAuthenticator } from './union.ts';
+import { effectiveAnonymousAuth } from './anonymous.ts';
+import { X509Authenticator } from './x509.ts';
+import { certificatesFromPem } from './pem.ts';
+import { StaticTokenAuthenticator, parseTokenFile } from './token-file.ts';
+import type { TokenAuthenticator } from './token.ts';
+
+/** What the authenticators may use of the running server. */
+export interface AuthenticatorDeps {
+  readonly logger: Logger;
+  /** PEM of the CA that verifies client certificates (--client-ca-file or the data dir's CA). */
+  readonly clientCaPem: string;
+  /** The static token file in effect (--token-auth-file or the data dir's). */
+  readonly tokenFilePath: string;
+}
+
+export interface BuiltAuthenticator {
+  readonly authenticator: Authenticator;
+  /** Stops what the methods run in the background (key refreshes, watches). */
+  close(): Promise<void>;
+}
+
+export async function buildAuthenticator(opts: ServerOptions, deps: AuthenticatorDeps): Promise<BuiltAuthenticator> {
+  const { logger } = deps;
+  const closers: Array<() => Promise<void> | void> = [];
+  const anonymous = effectiveAnonymousAuth(opts.anonymousAuth, opts.authorizationMode);
+  if (anonymous.warning) logger.warn({}, anonymous.warning);
+  const tokens: TokenAuthenticator[] = [];
+  const tokenFile = parseTokenFile(await readFile(deps.tokenFilePath, 'utf8'), deps.tokenFilePath);
+  for (const w of tokenFile.warnings) logger.warn({ file: deps.tokenFilePath }, w);
+  tokens.push(new StaticTokenAuthenticator(tokenFile.tokens));
+  const authenticator = createRequestAuthenticator({
+    x509: new X509Authenticator({ clientCA: certificatesFromPem(deps.clientCaPem) }),
+    tokens,
+    anonymous: anonymous.enabled,
+  });
+  return {
+    authenticator,
+    close: async () => {
+      for (const c of closers.reverse()) await c();
+    },
+  };
+}
