@@ -19,6 +19,7 @@ import { X509Authenticator } from './x509.ts';
 import { certificatesFromPem } from './pem.ts';
 import { StaticTokenAuthenticator, parseTokenFile } from './token-file.ts';
 import type { TokenAuthenticator } from './token.ts';
+import type { ObjectSource } from './object-source.ts';
 
 /** What the authenticators may use of the running server. */
 export interface AuthenticatorDeps {
@@ -27,6 +28,8 @@ export interface AuthenticatorDeps {
   readonly clientCaPem: string;
   /** The static token file in effect (--token-auth-file or the data dir's). */
   readonly tokenFilePath: string;
+  /** Service accounts, secrets and pods from the watch caches, with change feeds (object-source.ts). */
+  readonly objects: ObjectSource;
 }
 
 export interface BuiltAuthenticator {

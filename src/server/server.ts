@@ -38,6 +38,7 @@ import { NamespaceController, ensureSystemNamespaces } from '../controllers/name
 import { ApiServiceController } from '../controllers/api-service-controller.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { buildAuthenticator } from '../authn/build.ts';
+import { WatchCacheObjectSource, type ObjectSource } from '../authn/object-source.ts';
 import { buildAuthorizer } from '../authz/mode.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
@@ -63,6 +64,8 @@ export interface RunningServer {
   readonly health: HealthChecks;
   /** The request pipeline both front ends call: for in-process drivers (the fuzz harness). */
   readonly handler: RequestHandler;
+  /** The main thread's view of service accounts, secrets and pods for authentication (object-source.ts). */
+  readonly objects: ObjectSource;
   close(): Promise<void>;
 }
 
@@ -201,7 +204,9 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const healthHandle = healthHandler(health, logger);
 
     // Authentication and authorization.
-    const authn = await buildAuthenticator(opts, { logger, clientCaPem: clientCa, tokenFilePath });
+    const objects = new WatchCacheObjectSource(genericStore, registry);
+    cleanups.push(() => objects.close());
+    const authn = await buildAuthenticator(opts, { logger, clientCaPem: clientCa, tokenFilePath, objects });
     cleanups.push(() => authn.close());
     const authenticator = authn.authenticator;
     const authorizer = buildAuthorizer(opts.authorizationMode);
@@ -289,6 +294,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       registry,
       health,
       handler,
+      objects,
       close: async () => {
         health.markShuttingDown();
         await closeAll();
