@@ -67,14 +67,25 @@ export function parseAuthorizationModes(flag: string | readonly string[] | undef
 }
 
 /**
+ * Modes startServer builds itself (their factories need the running
+ * server: RBAC needs the thread's store). Flag validation accepts them before
+ * anything runs; buildAuthorizer still needs their factories.
+ */
+export const SERVER_BUILT_MODES: readonly AuthorizationMode[] = ['RBAC'];
+
+/**
  * Checks the flag value completely (syntax and that every mode is built)
  * without building anything, so start-up can refuse a bad value before any
  * side effect. Returns the modes.
  */
-export function validateAuthorizationModes(flag: string | readonly string[] | undefined, factories: AuthorizerFactories = {}): AuthorizationMode[] {
+export function validateAuthorizationModes(
+  flag: string | readonly string[] | undefined,
+  factories: AuthorizerFactories = {},
+  serverBuilt: readonly AuthorizationMode[] = SERVER_BUILT_MODES,
+): AuthorizationMode[] {
   const modes = parseAuthorizationModes(flag);
   const available: AuthorizerFactories = { ...factories, ...BUILT_IN };
-  const missing = modes.filter((m) => available[m] === undefined);
+  const missing = modes.filter((m) => available[m] === undefined && !serverBuilt.includes(m));
   if (missing.length > 0) {
     throw new AuthorizationConfigError(missing.map((m) => `authorization mode ${m} is not supported yet`));
   }
@@ -88,7 +99,7 @@ export function validateAuthorizationModes(flag: string | readonly string[] | un
  * comes first whatever the modes are.
  */
 export function buildAuthorizer(flag: string | readonly string[] | undefined, factories: AuthorizerFactories = {}): Authorizer {
-  const modes = validateAuthorizationModes(flag, factories);
+  const modes = validateAuthorizationModes(flag, factories, []);
   const available: AuthorizerFactories = { ...factories, ...BUILT_IN };
   return new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), ...modes.map((m) => available[m]!())]);
 }

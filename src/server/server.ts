@@ -40,6 +40,9 @@ import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/servic
 import { buildAuthenticator } from '../authn/build.ts';
 import { WatchCacheObjectSource, type ObjectSource } from '../authn/object-source.ts';
 import { buildAuthorizer } from '../authz/mode.ts';
+import { buildRbac } from '../authz/rbac/build.ts';
+import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
+import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
 import { loadUws } from '../frontends/uws-loader.ts';
@@ -157,6 +160,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     });
     generic.store = genericStore;
     await ensureSystemNamespaces(genericStore, registry, SYSTEM_NAMESPACES);
+    // The default RBAC policy, reconciled before anything is served (the original's bootstrap-roles hook).
+    await reconcileDefaultPolicy(genericStore, registry, logger);
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
@@ -209,7 +214,14 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const authn = await buildAuthenticator(opts, { logger, clientCaPem: clientCa, tokenFilePath, objects });
     cleanups.push(() => authn.close());
     const authenticator = authn.authenticator;
-    const authorizer = buildAuthorizer(opts.authorizationMode);
+    // RBAC state from watches of this thread's shards; escalation checks on its store use the whole chain.
+    const rbac = await buildRbac(genericStore, registry);
+    cleanups.push(() => rbac.close());
+    const authorizer = buildAuthorizer(opts.authorizationMode, { RBAC: rbac.factory });
+    rbac.installEscalationChecks(authorizer);
+    const aggregation = new ClusterRoleAggregationController(genericStore, registry, rbac.index, logger);
+    aggregation.start();
+    cleanups.push(() => aggregation.stop());
 
     // Endpoints and the chain.
     const resources = createResourceHandler({
