@@ -1,0 +1,258 @@
+/**
+ * RBAC against a started server (--authorization-mode=RBAC), users from a
+ * token file written here: a table of users × verbs × resources ×
+ * subresources checked against what the original's default policy gives;
+ * escalation attempts; aggregation; changes without a restart.
+ *
+ * "Allowed" means the request got past authorization: any answer but 403
+ * (a 404 for an object that is not there, a 422 for a body the dry run
+ * refuses). Writes are dry runs, so rows do not change each other's state.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestServer, type TestServer } from '../../support/test-server.ts';
+import { apiGroup } from '../../../src/naming/index.ts';
+
+const RBAC = apiGroup('rbac.authorization');
+const RBAC_PATH = `/apis/${RBAC}/v1`;
+
+const USERS = {
+  editor: { token: 'editor-token-0123456789', name: 'ed', groups: ['devs'] },
+  viewer: { token: 'viewer-token-0123456789', name: 'vi', groups: [] as string[] },
+  robot: { token: 'robot-token-0123456789', name: 'system:serviceaccount:team:robot', groups: ['system:serviceaccounts', 'system:serviceaccounts:team'] },
+  nobody: { token: 'nobody-token-0123456789', name: 'nobody', groups: [] as string[] },
+  teamAdmin: { token: 'teamadmin-token-0123456789', name: 'tina', groups: [] as string[] },
+};
+type Who = keyof typeof USERS | 'admin' | 'anonymous';
+
+let t: TestServer;
+
+async function call(who: Who, method: string, url: string, body?: unknown): Promise<{ status: number; body: string }> {
+  const as = who === 'admin' ? 'admin' : who === 'anonymous' ? 'none' : { token: USERS[who].token };
+  const r = await t.request(method, url, body, { as });
+  return { status: r.status, body: r.body };
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`timed out waiting: ${what}`);
+}
+
+function binding(kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, roleKind: 'Role' | 'ClusterRole', role: string, subjects: object[], namespace?: string): object {
+  return { apiVersion: `${RBAC}/v1`, kind, metadata: { name, ...(namespace ? { namespace } : {}) }, roleRef: { apiGroup: RBAC, kind: roleKind, name: role }, subjects };
+}
+const user = (name: string): object => ({ kind: 'User', apiGroup: RBAC, name });
+
+async function mustCreate(url: string, body: object): Promise<void> {
+  const r = await call('admin', 'POST', url, body);
+  assert.equal(r.status, 201, `${url}: ${r.body}`);
+}
+
+before(async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'orch-rbac-'));
+  const tokenFile = path.join(dir, 'tokens.csv');
+  const lines = Object.values(USERS).map((u) => `${u.token},${u.name},uid-${u.name.replace(/:/g, '-')}${u.groups.length ? `,"${u.groups.join(',')}"` : ''}`);
+  await fs.writeFile(tokenFile, lines.join('\n') + '\n', { mode: 0o600 });
+  t = await startTestServer(['--authorization-mode=RBAC', `--token-auth-file=${tokenFile}`]);
+  for (const ns of ['team', 'other']) await mustCreate('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  await mustCreate(`${RBAC_PATH}/namespaces/team/rolebindings`, binding('RoleBinding', 'editors', 'ClusterRole', 'edit', [{ kind: 'Group', apiGroup: RBAC, name: 'devs' }], 'team'));
+  await mustCreate(`${RBAC_PATH}/namespaces/team/rolebindings`, binding('RoleBinding', 'viewers', 'ClusterRole', 'view', [user('vi')], 'team'));
+  await mustCreate(`${RBAC_PATH}/namespaces/team/rolebindings`, binding('RoleBinding', 'admins', 'ClusterRole', 'admin', [user('tina')], 'team'));
+  await mustCreate(`${RBAC_PATH}/namespaces/team/roles`, {
+    apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name: 'cm-reader', namespace: 'team' },
+    rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }],
+  });
+  // An unqualified service account in a RoleBinding is the binding's namespace's.
+  await mustCreate(`${RBAC_PATH}/namespaces/team/rolebindings`, binding('RoleBinding', 'robot', 'Role', 'cm-reader', [{ kind: 'ServiceAccount', name: 'robot' }], 'team'));
+  // The bindings reach the serving thread's index through its watches.
+  await until('edit aggregated and bindings visible', async () => (await call('editor', 'GET', '/api/v1/namespaces/team/pods')).status === 200);
+});
+
+after(async () => {
+  await t?.stop();
+});
+
+const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
+const role = (rules: object[]): object => ({ apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name: 'r1' }, rules });
+const scale = { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'd' }, spec: { replicas: 2 } };
+const DRY = '?dryRun=All';
+
+/** [who, method, path, body, allowed] — expectations from the original's default policy. */
+const TABLE: Array<[Who, string, string, unknown, boolean]> = [
+  // system:masters: everything.
+  ['admin', 'GET', '/api/v1/nodes', undefined, true],
+  ['admin', 'POST', `${RBAC_PATH}/clusterroles${DRY}`, { apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: 'x' }, rules: [] }, true],
+  ['admin', 'DELETE', `/api/v1/namespaces/other${DRY}`, undefined, true],
+  ['admin', 'GET', '/metrics', undefined, true],
+  // edit in team.
+  ['editor', 'GET', '/api/v1/namespaces/team/pods', undefined, true],
+  ['editor', 'GET', '/api/v1/namespaces/team/pods?watch=true&timeoutSeconds=1', undefined, true],
+  ['editor', 'POST', `/api/v1/namespaces/team/pods${DRY}`, pod, true],
+  ['editor', 'GET', '/api/v1/namespaces/team/pods/p/log', undefined, true],
+  ['editor', 'DELETE', `/api/v1/namespaces/team/pods${DRY}`, undefined, true],
+  ['editor', 'GET', '/api/v1/namespaces/team/secrets/s', undefined, true],
+  ['editor', 'POST', `/api/v1/namespaces/team/configmaps${DRY}`, cm, true],
+  ['editor', 'PUT', `/apis/apps/v1/namespaces/team/deployments/d/scale${DRY}`, scale, true],
+  ['editor', 'GET', '/api/v1/namespaces/team/resourcequotas', undefined, true],
+  ['editor', 'POST', `${RBAC_PATH}/namespaces/team/roles${DRY}`, role([]), false],
+  ['editor', 'GET', `${RBAC_PATH}/namespaces/team/rolebindings`, undefined, false],
+  ['editor', 'PUT', `/api/v1/namespaces/team/resourcequotas/q${DRY}`, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' } }, false],
+  ['editor', 'GET', '/api/v1/namespaces/other/pods', undefined, false],
+  ['editor', 'GET', '/api/v1/pods', undefined, false],
+  ['editor', 'GET', '/api/v1/nodes', undefined, false],
+  ['editor', 'PATCH', `/api/v1/namespaces/team${DRY}`, {}, false],
+  ['editor', 'GET', '/api/v1/namespaces/team/pods/p/status', undefined, true],
+  ['editor', 'PUT', `/api/v1/namespaces/team/pods/p/status${DRY}`, pod, false],
+  ['editor', 'GET', '/metrics', undefined, false],
+  ['editor', 'GET', '/apis', undefined, true],
+  // view in team.
+  ['viewer', 'GET', '/api/v1/namespaces/team/pods', undefined, true],
+  ['viewer', 'GET', '/api/v1/namespaces/team/pods/p/log', undefined, true],
+  ['viewer', 'GET', '/api/v1/namespaces/team', undefined, true],
+  ['viewer', 'GET', '/apis/apps/v1/namespaces/team/deployments/d/scale', undefined, true],
+  ['viewer', 'PUT', `/apis/apps/v1/namespaces/team/deployments/d/scale${DRY}`, scale, false],
+  ['viewer', 'GET', '/api/v1/namespaces/team/secrets', undefined, false],
+  ['viewer', 'GET', '/api/v1/namespaces/team/secrets/s', undefined, false],
+  ['viewer', 'POST', `/api/v1/namespaces/team/configmaps${DRY}`, cm, false],
+  ['viewer', 'DELETE', `/api/v1/namespaces/team/pods/p${DRY}`, undefined, false],
+  ['viewer', 'GET', '/api/v1/namespaces', undefined, false],
+  ['viewer', 'GET', '/api/v1/namespaces/other', undefined, false],
+  // A service account with one Role (get configmaps) in its namespace.
+  ['robot', 'GET', '/api/v1/namespaces/team/configmaps/c', undefined, true],
+  ['robot', 'GET', '/api/v1/namespaces/team/configmaps', undefined, false],
+  ['robot', 'GET', '/api/v1/namespaces/other/configmaps/c', undefined, false],
+  ['robot', 'GET', '/api/v1/namespaces/team/pods', undefined, false],
+  ['robot', 'GET', '/api', undefined, true],
+  ['robot', 'GET', '/.well-known/openid-configuration', undefined, true],
+  // Anonymous: health and version only (system:public-info-viewer).
+  ['anonymous', 'GET', '/healthz', undefined, true],
+  ['anonymous', 'GET', '/livez', undefined, true],
+  ['anonymous', 'GET', '/readyz', undefined, true],
+  ['anonymous', 'GET', '/version', undefined, true],
+  ['anonymous', 'GET', '/api', undefined, false],
+  ['anonymous', 'GET', '/openapi/v2', undefined, false],
+  ['anonymous', 'GET', '/metrics', undefined, false],
+  ['anonymous', 'GET', '/api/v1/namespaces/team/pods', undefined, false],
+  // Authenticated with no bindings: discovery and basic user only.
+  ['nobody', 'GET', '/api', undefined, true],
+  ['nobody', 'GET', '/apis', undefined, true],
+  ['nobody', 'GET', '/openapi/v2', undefined, true],
+  ['nobody', 'GET', '/version', undefined, true],
+  ['nobody', 'GET', '/metrics', undefined, false],
+  ['nobody', 'GET', '/api/v1/namespaces/team/pods', undefined, false],
+  ['nobody', 'POST', `/api/v1/namespaces/team/configmaps${DRY}`, cm, false],
+  ['nobody', 'GET', `${RBAC_PATH}/clusterroles`, undefined, false],
+];
+
+describe('RBAC decisions against a started server', () => {
+  it('users × verbs × resources × subresources as the original policy gives', async () => {
+    const wrong: string[] = [];
+    for (const [who, method, url, body, allowed] of TABLE) {
+      const r = await call(who, method, url, body);
+      if (process.env['RBAC_TABLE_DEBUG']) console.log(who, method, url, r.status);
+      if ((r.status !== 403) !== allowed) wrong.push(`${who} ${method} ${url}: ${r.status} ${r.body.slice(0, 200)}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  it('a denial carries the original\'s message', async () => {
+    const r = await call('nobody', 'GET', '/api/v1/namespaces/team/pods');
+    assert.equal(r.status, 403);
+    const status = JSON.parse(r.body) as { message: string; reason: string; details: object };
+    assert.equal(status.reason, 'Forbidden');
+    assert.equal(status.message, 'pods is forbidden: User "nobody" cannot list resource "pods" in API group "" in the namespace "team"');
+    const a = await call('anonymous', 'GET', '/metrics');
+    assert.equal(JSON.parse(a.body).message, 'forbidden: User "system:anonymous" cannot get path "/metrics"');
+  });
+});
+
+describe('escalation prevention', () => {
+  it('binding cluster-admin without bind is refused, even for a namespace admin', async () => {
+    const r = await call('teamAdmin', 'POST', `${RBAC_PATH}/namespaces/team/rolebindings`, binding('RoleBinding', 'grab', 'ClusterRole', 'cluster-admin', [user('tina')]));
+    assert.equal(r.status, 403, r.body);
+    assert.match(JSON.parse(r.body).message, /^rolebindings\.rbac\.authorization\.[a-z0-9.]+ "grab" is forbidden: user "tina" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n/);
+  });
+
+  it('a role granting more than the creator holds is refused; one within is accepted', async () => {
+    const tooMuch = await call('teamAdmin', 'POST', `${RBAC_PATH}/namespaces/team/roles${DRY}`, role([{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }]));
+    assert.equal(tooMuch.status, 403, tooMuch.body);
+    assert.match(JSON.parse(tooMuch.body).message, /\{APIGroups:\[""\], Resources:\["nodes"\], Verbs:\["get"\]\}/);
+    const star = await call('teamAdmin', 'POST', `${RBAC_PATH}/namespaces/team/roles${DRY}`, role([{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }]));
+    assert.equal(star.status, 403);
+    const within = await call('teamAdmin', 'POST', `${RBAC_PATH}/namespaces/team/roles${DRY}`, role([{ apiGroups: [''], resources: ['secrets', 'pods/log'], verbs: ['get'] }]));
+    assert.equal(within.status, 201, within.body);
+    // Outside their namespace they hold nothing.
+    const elsewhere = await call('teamAdmin', 'POST', `${RBAC_PATH}/namespaces/other/roles${DRY}`, role([]));
+    assert.equal(elsewhere.status, 403);
+  });
+
+  it('binding a role whose permissions you hold is accepted; `bind` on the role lets you bind more', async () => {
+    const view = await call('teamAdmin', 'POST', `${RBAC_PATH}/namespaces/team/rolebindings${DRY}`, binding('RoleBinding', 'v', 'ClusterRole', 'view', [user('someone')]));
+    assert.equal(view.status, 201, view.body);
+    await mustCreate(`${RBAC_PATH}/clusterroles`, {
+      apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: 'bind-cluster-admin' },
+      rules: [{ apiGroups: [RBAC], resources: ['clusterroles'], verbs: ['bind'], resourceNames: ['cluster-admin'] }],
+    });
+    await mustCreate(`${RBAC_PATH}/namespaces/team/rolebindings`, binding('RoleBinding', 'tina-binds', 'ClusterRole', 'bind-cluster-admin', [user('tina')], 'team'));
+    await until('bind permission visible', async () => {
+      const r = await call('teamAdmin', 'POST', `${RBAC_PATH}/namespaces/team/rolebindings${DRY}`, binding('RoleBinding', 'grab', 'ClusterRole', 'cluster-admin', [user('tina')]));
+      return r.status === 201;
+    });
+    // bind in team does not reach cluster-wide bindings.
+    const crb = await call('teamAdmin', 'POST', `${RBAC_PATH}/clusterrolebindings${DRY}`, binding('ClusterRoleBinding', 'grab', 'ClusterRole', 'cluster-admin', [user('tina')]));
+    assert.equal(crb.status, 403);
+  });
+
+  it('updating a role to grant more is refused like creating it', async () => {
+    await mustCreate(`${RBAC_PATH}/namespaces/team/roles`, role([{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]));
+    const cur = await call('teamAdmin', 'GET', `${RBAC_PATH}/namespaces/team/roles/r1`);
+    assert.equal(cur.status, 200, cur.body);
+    const obj = JSON.parse(cur.body);
+    obj.rules = [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }];
+    const r = await call('teamAdmin', 'PUT', `${RBAC_PATH}/namespaces/team/roles/r1`, obj);
+    assert.equal(r.status, 403, r.body);
+  });
+});
+
+describe('aggregation and live changes', () => {
+  it('a ClusterRole labelled aggregate-to-view shows up in view, edit and admin, and grants at once', async () => {
+    const before = await call('viewer', 'GET', '/apis/example.com/v1/namespaces/team/widgets');
+    assert.equal(before.status, 403);
+    await mustCreate(`${RBAC_PATH}/clusterroles`, {
+      apiVersion: `${RBAC}/v1`, kind: 'ClusterRole',
+      metadata: { name: 'widgets-view', labels: { [`${RBAC}/aggregate-to-view`]: 'true' } },
+      rules: [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] }],
+    });
+    for (const name of ['view', 'edit', 'admin']) {
+      await until(`${name} aggregates widgets`, async () => {
+        const r = await call('admin', 'GET', `${RBAC_PATH}/clusterroles/${name}`);
+        return JSON.stringify(JSON.parse(r.body).rules).includes('"widgets"');
+      });
+    }
+    await until('viewer may list widgets', async () => (await call('viewer', 'GET', '/apis/example.com/v1/namespaces/team/widgets')).status !== 403);
+    const del = await call('admin', 'DELETE', `${RBAC_PATH}/clusterroles/widgets-view`);
+    assert.equal(del.status, 200);
+    await until('view loses widgets', async () => {
+      const r = await call('admin', 'GET', `${RBAC_PATH}/clusterroles/view`);
+      return !JSON.stringify(JSON.parse(r.body).rules).includes('"widgets"');
+    });
+  });
+
+  it('a new binding allows shortly after; deleting it denies again, without a restart', async () => {
+    const url = '/api/v1/namespaces/other/pods';
+    assert.equal((await call('nobody', 'GET', url)).status, 403);
+    await mustCreate(`${RBAC_PATH}/namespaces/other/rolebindings`, binding('RoleBinding', 'nobody-view', 'ClusterRole', 'view', [user('nobody')], 'other'));
+    await until('allowed after the binding', async () => (await call('nobody', 'GET', url)).status === 200);
+    const del = await call('admin', 'DELETE', `${RBAC_PATH}/namespaces/other/rolebindings/nobody-view`);
+    assert.equal(del.status, 200);
+    await until('denied after the delete', async () => (await call('nobody', 'GET', url)).status === 403);
+  });
+});
