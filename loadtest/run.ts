@@ -3,10 +3,12 @@
  * the Node client (loadtest/api/run.ts; flags pass through:
  * --only=embedded|etcd3, --out=...), then the same server under h2load
  * (loadtest/h2load/run.ts; skipped with a message when h2load is not
- * installed), then how to run the other benchmarks.
+ * installed), the RBAC decision benchmark (loadtest/rbac/decisions.ts), then
+ * how to run the other benchmarks.
  */
 import { runApiBench } from './api/run.ts';
 import { runH2loadBench } from './h2load/run.ts';
+import { printRbacBench, runRbacBench } from './rbac/decisions.ts';
 
 const OTHERS: ReadonlyArray<[string, string]> = [
   ['npm run bench:storage', 'storage layer: creates, LIST from the watch cache, watch fan-out, shard round trip, memory (loadtest/results/storage.md)'],
@@ -18,6 +20,9 @@ const OTHERS: ReadonlyArray<[string, string]> = [
 const only = process.argv.slice(2).filter((a) => a.startsWith('--only='));
 let code = await runApiBench(process.argv.slice(2));
 if (code === 0) code = await runH2loadBench(only);
+// RBAC decisions in-process (loadtest/rbac/decisions.ts): a few seconds.
+console.log('');
+printRbacBench(runRbacBench());
 console.log('\nOther benchmarks (not run by `npm run bench`):');
 for (const [cmd, what] of OTHERS) console.log(`  ${cmd}\n      ${what}`);
 process.exit(code);
