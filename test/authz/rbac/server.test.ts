@@ -124,6 +124,9 @@ const TABLE: Array<[Who, string, string, unknown, boolean]> = [
   ['viewer', 'POST', `/api/v1/namespaces/team/configmaps${DRY}`, cm, false],
   ['viewer', 'DELETE', `/api/v1/namespaces/team/pods/p${DRY}`, undefined, false],
   ['viewer', 'GET', '/api/v1/namespaces', undefined, false],
+  ['viewer', 'GET', '/api/v1/namespaces/team/configmaps?watch=true&timeoutSeconds=1', undefined, true],
+  ['viewer', 'DELETE', `/api/v1/namespaces/team/configmaps${DRY}`, undefined, false],
+  ['viewer', 'GET', '/api/v1/namespaces/team/pods?fieldSelector=metadata.name%3Dp', undefined, true],
   ['viewer', 'GET', '/api/v1/namespaces/other', undefined, false],
   // A service account with one Role (get configmaps) in its namespace.
   ['robot', 'GET', '/api/v1/namespaces/team/configmaps/c', undefined, true],
@@ -150,6 +153,9 @@ const TABLE: Array<[Who, string, string, unknown, boolean]> = [
   ['nobody', 'GET', '/api/v1/namespaces/team/pods', undefined, false],
   ['nobody', 'POST', `/api/v1/namespaces/team/configmaps${DRY}`, cm, false],
   ['nobody', 'GET', `${RBAC_PATH}/clusterroles`, undefined, false],
+  ['nobody', 'GET', '/api/v1/namespaces/team/pods?watch=true&timeoutSeconds=1', undefined, false],
+  ['nobody', 'DELETE', `/api/v1/namespaces/team/pods${DRY}`, undefined, false],
+  ['nobody', 'PATCH', `/api/v1/namespaces/team/configmaps/c${DRY}`, {}, false],
 ];
 
 describe('RBAC decisions against a started server', () => {
