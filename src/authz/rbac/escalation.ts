@@ -85,11 +85,11 @@ export function confirmNoEscalation(policy: RbacPolicy, user: UserInfo, namespac
   return msg;
 }
 
-/** Only finalizers or owner references changed: the garbage collector's business, never an escalation. */
+/** Only finalizers, owner references or deletion marks changed: the garbage collector's and deletion's business, never an escalation. */
 function onlyGcFields(obj: KObject, old: KObject): boolean {
   const strip = (o: KObject): KObject => {
     const c = cloneJson(o);
-    for (const f of ['finalizers', 'ownerReferences', 'managedFields', 'resourceVersion', 'generation'] as const) delete c.metadata[f];
+    for (const f of ['finalizers', 'ownerReferences', 'managedFields', 'resourceVersion', 'generation', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const) delete c.metadata[f];
     return c;
   };
   return jsonEqual(strip(obj), strip(old));
