@@ -42,6 +42,8 @@ export interface ReconcileReport {
   updated: string[];
   recreated: string[];
   skipped: string[];
+  /** Objects that could not be written (their namespace is gone, ...): logged, the start goes on. */
+  failed: string[];
 }
 
 /** A rule as the original serializes it: field order of PolicyRule, empty lists left out. */
@@ -211,7 +213,7 @@ async function reconcileOne(
 
 /** Brings the stored policy up to the defaults; returns what it did. */
 export async function reconcileDefaultPolicy(store: GenericStore, registry: ResourceRegistry, log?: ReconcileLogger): Promise<ReconcileReport> {
-  const report: ReconcileReport = { created: [], updated: [], recreated: [], skipped: [] };
+  const report: ReconcileReport = { created: [], updated: [], recreated: [], skipped: [], failed: [] };
   const types = {
     roles: registry.lookup(RBAC, 'v1', 'roles'),
     clusterroles: registry.lookup(RBAC, 'v1', 'clusterroles'),
@@ -222,17 +224,34 @@ export async function reconcileDefaultPolicy(store: GenericStore, registry: Reso
     log?.warn({}, 'RBAC API disabled; default policy not reconciled');
     return report;
   }
-  const jobs: Array<() => Promise<void>> = [
-    ...defaultRoles().map((role) => () => reconcileOne(store, role.namespace === '' ? types.clusterroles! : types.roles!, roleObject(role), reconcileRole, report, false)),
-    ...defaultBindings().map((b) => () => reconcileOne(store, b.namespace === '' ? types.clusterrolebindings! : types.rolebindings!, bindingObject(b), reconcileBinding, report, true)),
+  const label = (kind: string, namespace: string, name: string): string => `${kind} ${namespace === '' ? '' : `${namespace}/`}${name}`;
+  const jobs: Array<{ label: string; run: () => Promise<void> }> = [
+    ...defaultRoles().map((role) => ({
+      label: label(role.namespace === '' ? 'ClusterRole' : 'Role', role.namespace, role.name),
+      run: () => reconcileOne(store, role.namespace === '' ? types.clusterroles! : types.roles!, roleObject(role), reconcileRole, report, false),
+    })),
+    ...defaultBindings().map((b) => ({
+      label: label(b.namespace === '' ? 'ClusterRoleBinding' : 'RoleBinding', b.namespace, b.name),
+      run: () => reconcileOne(store, b.namespace === '' ? types.clusterrolebindings! : types.rolebindings!, bindingObject(b), reconcileBinding, report, true),
+    })),
   ];
   // Independent objects: a few at a time keeps a first start short without flooding the shards.
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < jobs.length) await jobs[next++]!();
+    while (next < jobs.length) {
+      const job = jobs[next++]!;
+      try {
+        await job.run();
+      } catch (err) {
+        // One object that cannot be written (its namespace deleted or terminating, a store
+        // hiccup) must not stop the server: the next start tries again, as the original's hook retries.
+        report.failed.push(job.label);
+        log?.warn({ object: job.label, err: err instanceof Error ? err.message : String(err) }, 'default RBAC object not reconciled');
+      }
+    }
   };
   await Promise.all(Array.from({ length: RECONCILE_CONCURRENCY }, worker));
-  for (const list of [report.created, report.updated, report.recreated, report.skipped]) list.sort();
+  for (const list of [report.created, report.updated, report.recreated, report.skipped, report.failed]) list.sort();
   if (report.created.length + report.updated.length + report.recreated.length > 0) {
     log?.info({ created: report.created.length, updated: report.updated, recreated: report.recreated, leftAlone: report.skipped }, 'default RBAC policy reconciled');
   }

@@ -101,3 +101,26 @@ describe('cluster role aggregation', () => {
     assert.deepEqual(aggregatedRules(roles.get('target')!, roles), [rule('secrets'), rule('configmaps'), rule('pods')]);
   });
 });
+
+describe('reconcileDefaultPolicy', () => {
+  it('writes every missing default, and one object that cannot be written does not stop the rest', async () => {
+    const { reconcileDefaultPolicy } = await import('../../../src/authz/rbac/reconcile.ts');
+    const { names } = await import('../../../src/naming/index.ts');
+    const created: string[] = [];
+    const store = {
+      getObject: async () => null,
+      create: async (rt: { resource: string }, namespace: string, obj: { metadata: { name?: string } }) => {
+        if (namespace === names.publicNamespace) throw new Error(`namespaces "${namespace}" not found`);
+        created.push(`${rt.resource}/${namespace}/${obj.metadata.name}`);
+        return { status: 201, body: new Uint8Array() };
+      },
+    };
+    const registry = { lookup: (_g: string, _v: string, resource: string) => ({ resource }) };
+    const warnings: string[] = [];
+    const report = await reconcileDefaultPolicy(store as never, registry as never, { info: () => undefined, warn: (o) => warnings.push(JSON.stringify(o)) });
+    assert.deepEqual(report.failed, [`Role ${names.publicNamespace}/system:controller:bootstrap-signer`, `RoleBinding ${names.publicNamespace}/system:controller:bootstrap-signer`]);
+    assert.equal(warnings.length, 2);
+    assert.equal(created.length, defaultRoles().length + defaultBindings().length - 2);
+    assert.ok(created.includes('clusterrolebindings//cluster-admin'));
+  });
+});
