@@ -29,6 +29,8 @@ export interface AggregationLogger {
 }
 
 const RETRY_MS = 1000;
+/** Passes over the aggregated roles within one sync; chains of aggregation deeper than this finish on later changes. */
+const MAX_ROUNDS = 5;
 
 /** The rules an aggregated role should have, from the roles now known. */
 export function aggregatedRules(role: RoleRecord, all: ReadonlyMap<string, RoleRecord>): Record<string, string[]>[] {
@@ -71,12 +73,18 @@ export class ClusterRoleAggregationController {
     this.#log = log;
   }
 
-  start(): void {
+  /**
+   * Subscribes to cluster role changes and makes the first pass; resolves
+   * once that pass is done, so a server can serve `admin`, `edit` and `view`
+   * complete from its first request.
+   */
+  async start(): Promise<void> {
     if (this.#rt === undefined) return;
     this.#unsubscribe = this.#index.onChange((c) => {
       if (c.resource === 'clusterroles') this.#schedule();
     });
-    void this.#index.ready.then(() => this.#schedule());
+    await this.#index.ready;
+    await this.#syncAll();
   }
 
   stop(): void {
@@ -92,10 +100,6 @@ export class ClusterRoleAggregationController {
 
   #schedule(): void {
     if (this.#stopped) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
     if (this.#scheduled) return;
     this.#scheduled = true;
     // Coalesce a burst of changes (a start, an apply of many roles) into one pass.
@@ -107,20 +111,32 @@ export class ClusterRoleAggregationController {
 
   async #syncAll(): Promise<void> {
     if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
     this.#running = true;
     let failed = false;
     try {
-      const roles = this.#index.policy.clusterRoles;
-      for (const role of [...roles.values()]) {
-        if (role.aggregationSelectors === null) continue;
-        const want = aggregatedRules(role, roles);
-        if (jsonEqual(role.rules.map(ruleJson), want)) continue;
-        try {
-          await this.#write(role.name);
-        } catch (err) {
-          failed = true;
-          this.#log.warn({ clusterRole: role.name, err: err instanceof Error ? err.message : String(err) }, 'cluster role aggregation failed; retrying');
+      // A local view updated with what this pass writes, so roles aggregating aggregated roles
+      // (admin <- edit <- view) settle in one pass instead of one pass per watch event.
+      const roles = new Map(this.#index.policy.clusterRoles);
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        let wrote = false;
+        for (const role of [...roles.values()]) {
+          if (role.aggregationSelectors === null) continue;
+          const want = aggregatedRules(role, roles);
+          if (jsonEqual(role.rules.map(ruleJson), want)) continue;
+          try {
+            await this.#write(role.name, roles);
+            roles.set(role.name, { ...role, rules: parseRules(want) });
+            wrote = true;
+          } catch (err) {
+            failed = true;
+            if (!this.#stopped) this.#log.warn({ clusterRole: role.name, err: err instanceof Error ? err.message : String(err) }, 'cluster role aggregation failed; retrying');
+          }
         }
+        if (!wrote || this.#stopped) break;
       }
     } finally {
       this.#running = false;
@@ -137,7 +153,7 @@ export class ClusterRoleAggregationController {
     }
   }
 
-  async #write(name: string): Promise<void> {
+  async #write(name: string, roles: ReadonlyMap<string, RoleRecord>): Promise<void> {
     const rt = this.#rt!;
     await this.#store
       .guaranteedUpdate(rt, '', name, { user: APISERVER_USER, dryRun: false, fieldManager: 'clusterrole-aggregation-controller' }, '', (current) => {
@@ -146,7 +162,7 @@ export class ClusterRoleAggregationController {
         const selectors = (current['aggregationRule'] as { clusterRoleSelectors?: unknown[] } | undefined)?.clusterRoleSelectors;
         if (!Array.isArray(selectors)) return { update: current };
         const record: RoleRecord = { namespace: '', name, labels: {}, rules: parseRules(current['rules']), aggregationSelectors: selectors };
-        return { update: { ...current, rules: aggregatedRules(record, this.#index.policy.clusterRoles) } };
+        return { update: { ...current, rules: aggregatedRules(record, roles) } };
       })
       .catch((err: unknown) => {
         if (err instanceof StatusError && err.code === 404) return null;

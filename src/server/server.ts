@@ -220,8 +220,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const authorizer = buildAuthorizer(opts.authorizationMode, { RBAC: rbac.factory });
     rbac.installEscalationChecks(authorizer);
     const aggregation = new ClusterRoleAggregationController(genericStore, registry, rbac.index, logger);
-    aggregation.start();
     cleanups.push(() => aggregation.stop());
+    await aggregation.start();
 
     // Endpoints and the chain.
     const resources = createResourceHandler({
