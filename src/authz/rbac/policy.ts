@@ -209,11 +209,12 @@ export class RbacPolicy {
   readonly #clusterBindings = new Map<string, BindingRecord>();
   /**
    * User or group name -> the bindings (by `r:` or `c:` key) naming it, and
-   * its compiled grants, valid while `gen` is the policy's generation: a
-   * decision costs one lookup per subject, and a change only bumps a number.
+   * its compiled grants (dropped when one of those bindings or their roles
+   * changes; all stale at once when `gen` is behind the policy's generation):
+   * a decision costs one lookup per subject.
    */
   readonly #bySubject: [Map<string, SubjectEntry>, Map<string, SubjectEntry>] = [new Map(), new Map()];
-  /** Compiled rules per role (`r:ns/name`, `c:name`); emptied on every change. */
+  /** Compiled rules per role (`r:ns/name`, `c:name`); an entry goes when its role changes. */
   readonly #compiledRoles = new Map<string, Grant['rule'][]>();
   /** Role key (`r:ns/name`, `c:name`) -> the bindings (`r:`/`c:` keys) naming it, for targeted invalidation. */
   readonly #bindingsByRole = new Map<string, Set<string>>();
