@@ -113,6 +113,30 @@ describe('TokenReview', () => {
     assert.equal(list.status, 405);
   });
 
+  it('odd bodies get a Status or an answer, never a crash; a status sent by the client is replaced', async () => {
+    const bodies: unknown[] = [
+      { spec: 'token' },
+      { spec: { token: 5 } },
+      { spec: { token: ['a'] } },
+      { spec: { token: 'no-such-token-at-all', audiences: 'vault' } },
+      { spec: { token: 'no-such-token-at-all', audiences: [1, null, 'x'] } },
+      { spec: { token: 'no-such-token-at-all' }, status: { authenticated: true, user: { username: 'root', groups: ['system:masters'] } } },
+      { metadata: { name: 'named', namespace: 'default' }, spec: { token: 'no-such-token-at-all' } },
+    ];
+    for (const b of bodies) {
+      const res = await ts.request('POST', `/apis/${GROUP}/v1/tokenreviews`, { apiVersion: `${GROUP}/v1`, kind: 'TokenReview', ...(b as object) });
+      assert.ok([201, 400, 422].includes(res.status), `${JSON.stringify(b)} -> ${res.status} ${res.body}`);
+      const body = res.json<Review & { code?: number }>();
+      if (res.status === 201) {
+        assert.equal(body.status.authenticated, false, JSON.stringify(b));
+        assert.deepEqual(body.status.user, {});
+      } else {
+        assert.equal((body as unknown as { kind: string }).kind, 'Status');
+      }
+    }
+    assert.equal((await ts.request('GET', '/readyz')).status, 200);
+  });
+
   it('discovery lists the group with both versions (v1 preferred) and the create-only resource', async () => {
     const group = (await ts.request('GET', `/apis/${GROUP}`)).json<{ versions: Array<{ version: string }>; preferredVersion: { version: string } }>();
     assert.deepEqual(group.versions.map((v) => v.version).sort(), ['v1', 'v1beta1']);
