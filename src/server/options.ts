@@ -255,10 +255,10 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     set: (o, v) => (o.requestheaderClientCaFile = v),
     help: 'CA bundle that verifies the authenticating proxy\'s client certificate before the identity headers are read (secure port only)',
   },
-  'requestheader-allowed-names': { set: (o, v) => (o.requestheaderAllowedNames = list(v)), help: 'common names the proxy\'s client certificate may have (empty = any)' },
-  'requestheader-username-headers': { set: (o, v) => (o.requestheaderUsernameHeaders = list(v)), help: 'request headers to read the user name from, first with a value wins (X-Remote-User suggested)' },
-  'requestheader-group-headers': { set: (o, v) => (o.requestheaderGroupHeaders = list(v)), help: 'request headers whose values are groups (X-Remote-Group suggested)' },
-  'requestheader-extra-headers-prefix': { set: (o, v) => (o.requestheaderExtraHeadersPrefix = list(v)), help: 'request header prefixes of extra user fields (X-Remote-Extra- suggested)' },
+  'requestheader-allowed-names': { set: (o, v) => o.requestheaderAllowedNames.push(...list(v)), help: 'common names the proxy\'s client certificate may have (empty = any)' },
+  'requestheader-username-headers': { set: (o, v) => o.requestheaderUsernameHeaders.push(...list(v)), help: 'request headers to read the user name from, first with a value wins (X-Remote-User suggested)' },
+  'requestheader-group-headers': { set: (o, v) => o.requestheaderGroupHeaders.push(...list(v)), help: 'request headers whose values are groups (X-Remote-Group suggested)' },
+  'requestheader-extra-headers-prefix': { set: (o, v) => o.requestheaderExtraHeadersPrefix.push(...list(v)), help: 'request header prefixes of extra user fields (X-Remote-Extra- suggested)' },
 };
 
 export function defaultOptions(): ServerOptions {
