@@ -8,6 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiGroup, names } from '../../src/naming/index.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { decodeObject, encodeObject } from '../../src/protobuf/index.ts';
+import type { KObject } from '../../src/registry/object.ts';
 
 const GROUP = apiGroup('authentication');
 const lines: string[] = [];
@@ -92,6 +94,16 @@ describe('TokenReview', () => {
     const res = await review('v1', { token: ts.server.files.adminToken }, { query: '?dryRun=All' });
     assert.equal(res.status, 201, res.body);
     assert.equal(res.json<Review>().status.authenticated, true);
+  });
+
+  it('v1 speaks Protobuf both ways, as client-go may send it', async () => {
+    const gvk = { group: GROUP, version: 'v1', kind: 'TokenReview' };
+    const body = encodeObject({ apiVersion: `${GROUP}/v1`, kind: 'TokenReview', metadata: {}, spec: { token: ts.server.files.adminToken } } as KObject, gvk);
+    const res = await ts.request('POST', `/apis/${GROUP}/v1/tokenreviews`, body, { headers: { 'content-type': names.protobufMediaType, accept: names.protobufMediaType } });
+    assert.equal(res.status, 201, res.body);
+    const decoded = decodeObject(res.raw).object as unknown as Review;
+    assert.equal(decoded.status.authenticated, true);
+    assert.equal(decoded.status.user?.username, 'admin');
   });
 
   it('works on the uWS listener too', async (t) => {
