@@ -216,6 +216,8 @@ export async function runSideBySide(binary: string, argv: readonly string[], out
       `Original: ${original.version} (k3s' vendored Kubernetes v1.25, built with Debian's Go 1.19, \`-tags providerless\`, CGO off), etcd ${original.etcd.version} (fsync on), flags: \`${original.flags.join(' ')}\`.`,
       `Command: \`${cmd}\`${envNote()}`,
       '',
+      ...BUILD_NOTE,
+      '',
       `## h2load: ${CLIENTS} connections (one stream each), TLS, bearer token, 1 KiB ConfigMaps (creates use generateName)`,
       '',
       `${RUNS} interleaved rounds of ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up per target; median. Server CPU (all threads, /proc) per successful request:`,
@@ -252,6 +254,17 @@ export async function runSideBySide(binary: string, argv: readonly string[], out
   console.log(`\nwritten to ${outFile}`);
   return 0;
 }
+
+/** How the original was built (nothing of it, nor a script that builds it, is in this repository). */
+const BUILD_NOTE = [
+  'How the original was built (outside this repository): the vendored k3s tree of the public repository `btwiuse/k0s`,',
+  'branch `vendor` (module github.com/k3s-io/k3s, `vendor/modules.txt` pins k8s.io/kubernetes v1.25.0 => k3s-io/kubernetes',
+  'v1.25.0-k3s1), checked out to a directory of its own; a ten-line `package main` calling',
+  '`app.NewAPIServerCommand(server.SetupSignalHandler())` (k8s.io/kubernetes/cmd/kube-apiserver/app; the k3s fork takes a stop',
+  'channel) through `cli.Run`; Debian `golang-1.19-go`: `GOFLAGS=-mod=vendor GOPROXY=off CGO_ENABLED=0 nice /usr/lib/go-1.19/bin/go',
+  'build -tags providerless -o kube-apiserver ./cmd/<main>` (about 2.5 min of CPU on this machine). The mirror lacked five large',
+  'vendored files (aws-sdk ec2, go-sqlite3, google compute APIs); none is linked into kube-apiserver with `providerless`.',
+];
 
 /** The knobs set in the environment, for the report. */
 function envNote(): string {
