@@ -129,3 +129,22 @@ export async function measureLists(targets: readonly Target[], ns: string, runs:
   }
   return out;
 }
+
+const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+const ratio = (a: number, b: number): string => (Number.isFinite(a / b) && b > 0 ? `${(a / b).toFixed(2)}×` : 'n/a');
+const row = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+
+/** Markdown rows: median ms per target and kind, ratios ours/original (targets keyed ours-uws, ours-secure, orig). */
+export function listTable(results: readonly ListResult[]): string[] {
+  const get = (key: string, kind: ListResult['kind']): ListResult | undefined => results.find((r) => r.target.key === key && r.kind === kind);
+  const keys = ['ours-uws', 'ours-secure', 'orig'];
+  const labels = keys.map((k) => get(k, 'consistent')?.target.label ?? k);
+  const lines = [row(['LIST, median ms', ...labels, 'ours uWS / original', 'ours secure / original']), row(['---', ...keys.map(() => '---:'), '---:', '---:'])];
+  for (const kind of ['consistent', 'rv0'] as const) {
+    const ms = keys.map((k) => get(k, kind)?.ms ?? NaN);
+    lines.push(row([LIST_KIND_LABEL[kind], ...ms.map(fmt), ratio(ms[0]!, ms[2]!), ratio(ms[1]!, ms[2]!)]));
+  }
+  lines.push(row(['HTTP version, response bytes', ...keys.map((k) => `${get(k, 'consistent')?.httpVersion ?? '?'}, ${fmt(get(k, 'consistent')?.bytes ?? NaN)}`), '', '']));
+  lines.push('', 'Every timed run (ms): ' + results.map((r) => `${r.target.key} ${r.kind}: ${r.runsMs.map((x) => Math.round(x)).join(', ')}`).join('; ') + '.');
+  return lines;
+}

@@ -26,7 +26,7 @@ import { describeMachine, loadAverage, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { median } from '../lib/stats.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
-import { LIST_KIND_LABEL, LIST_NAMESPACE, measureLists, seedConfigMaps, type ListResult } from '../list50k/list.ts';
+import { LIST_NAMESPACE, listTable, measureLists, seedConfigMaps } from '../list50k/list.ts';
 import { startOriginalApiServer, type OriginalHandle } from './apiserver.ts';
 import type { Target } from './target.ts';
 
@@ -156,20 +156,6 @@ function roundsTable(targets: readonly Target[], samples: Map<string, Sample[]>)
   for (const op of ['create', 'get'] as const) {
     for (const t of targets) lines.push(row([t.label, op, ...(samples.get(`${t.key}/${op}`) ?? []).map((s) => `${fmt(s.rate)} (${fmt(s.cpuUsPerRequest)})`)]));
   }
-  return lines;
-}
-
-function listTable(results: readonly ListResult[]): string[] {
-  const get = (key: string, kind: ListResult['kind']): ListResult | undefined => results.find((r) => r.target.key === key && r.kind === kind);
-  const keys = ['ours-uws', 'ours-secure', 'orig'];
-  const labels = keys.map((k) => get(k, 'consistent')?.target.label ?? k);
-  const lines = [row(['LIST, median ms', ...labels, 'ours uWS / original', 'ours secure / original']), row(['---', ...keys.map(() => '---:'), '---:', '---:'])];
-  for (const kind of ['consistent', 'rv0'] as const) {
-    const ms = keys.map((k) => get(k, kind)?.ms ?? NaN);
-    lines.push(row([LIST_KIND_LABEL[kind], ...ms.map(fmt), ratio(ms[0]!, ms[2]!), ratio(ms[1]!, ms[2]!)]));
-  }
-  lines.push(row(['HTTP version, response bytes', ...keys.map((k) => `${get(k, 'consistent')?.httpVersion ?? '?'}, ${fmt(get(k, 'consistent')?.bytes ?? NaN)}`), '', '']));
-  lines.push('', 'Every timed run (ms): ' + results.map((r) => `${r.target.key} ${r.kind}: ${r.runsMs.map((x) => Math.round(x)).join(', ')}`).join('; ') + '.');
   return lines;
 }
 
