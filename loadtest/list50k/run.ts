@@ -17,10 +17,10 @@ import { describeServer, REPO_ROOT, startApiServer, stopEverything, type ServerH
 import { argValue, envNumber } from '../lib/env.ts';
 import { describeMachine, loadAverage, machineInfo } from '../lib/machine.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
-import { startOriginalApiServer, type OriginalHandle } from '../original/apiserver.ts';
+import { exitOnSignals, startOriginalApiServer, type OriginalHandle } from '../original/apiserver.ts';
 import { originalTargets, oursTargets } from '../original/side-by-side.ts';
 import type { Target } from '../original/target.ts';
-import { LIST_NAMESPACE, listTable, measureLists, seedConfigMaps } from './list.ts';
+import { LIST_NAMESPACE, listTable, listUserAgent, measureLists, seedConfigMaps } from './list.ts';
 
 const COUNT = envNumber('BENCH_LIST50K_COUNT', 50_000);
 const RUNS = envNumber('BENCH_LIST50K_RUNS', 3);
@@ -44,6 +44,7 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
   const binary = argValue('original', argv) ?? process.env['BENCH_ORIGINAL_APISERVER'];
   const out = argValue('out', argv) ?? join(REPO_ROOT, 'loadtest/results/list50k.md');
   const machine = describeMachine(machineInfo());
+  exitOnSignals();
   const dir = await makeTempDir('orch-list50k');
   let ours: ServerHandle | null = null;
   let original: OriginalHandle | null = null;
@@ -70,7 +71,7 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
       '',
       `Machine: ${machine}, ${loadAverage().toFixed(2)} at the end. Ours: ${describeServer()}, embedded storage.`,
       original ? `Original: ${original.version}, etcd ${original.etcd.version}, flags \`${original.flags.join(' ')}\`.` : 'Original: not given (--original=/path/to/kube-apiserver).',
-      `Median of ${RUNS} interleaved rounds after one untimed list per target and kind.`,
+      `Median of ${RUNS} interleaved rounds after one untimed list per target and kind; User-Agent \`${listUserAgent()}\` (with curl's own the original pretty-prints its JSON).`,
       `Command: \`node --import tsx loadtest/list50k/run.ts${original ? ' --original=<path to kube-apiserver>' : ''}\``,
       '',
       ...table,

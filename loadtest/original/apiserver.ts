@@ -9,6 +9,7 @@
  * `--original=` or BENCH_ORIGINAL_APISERVER.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CertificateAuthority } from '../../src/pki/ca.ts';
@@ -181,4 +182,34 @@ export async function startOriginalApiServer(binary: string): Promise<OriginalHa
     await stop();
     throw err;
   }
+}
+
+/**
+ * SIGINT/SIGTERM end the benchmark through process.exit, so the exit handlers
+ * (here, in loadtest/api/server.ts, test/support/etcd-server.ts and
+ * loadtest/lib/tmp.ts) kill every server and etcd it started and remove their
+ * temp dirs; without this a signal leaves them running.
+ */
+export function exitOnSignals(): void {
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(sig === 'SIGINT' ? 130 : 143));
+}
+
+/** h2load processes running now; called between our own runs, every one found belongs to someone else. */
+export function foreignLoadGenerators(): number {
+  let n = 0;
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (readFileSync(`/proc/${e}/comm`, 'utf8').trim() === 'h2load') n++;
+    } catch {
+      // gone
+    }
+  }
+  return n;
 }

@@ -26,8 +26,8 @@ import { describeMachine, loadAverage, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { median } from '../lib/stats.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
-import { LIST_NAMESPACE, listTable, measureLists, seedConfigMaps } from '../list50k/list.ts';
-import { startOriginalApiServer, type OriginalHandle } from './apiserver.ts';
+import { LIST_NAMESPACE, listTable, listUserAgent, measureLists, seedConfigMaps } from '../list50k/list.ts';
+import { exitOnSignals, foreignLoadGenerators, startOriginalApiServer, type OriginalHandle } from './apiserver.ts';
 import type { Target } from './target.ts';
 
 const SECONDS = envNumber('BENCH_H2LOAD_SECONDS', 8);
@@ -45,6 +45,8 @@ interface Sample {
   readonly rate: number;
   readonly cpuUsPerRequest: number;
   readonly failed: number;
+  /** Someone else's h2load was running when this run started (the figures are then suspect). */
+  readonly overlapped: boolean;
 }
 
 export function oursTargets(server: ServerHandle): Target[] {
@@ -103,10 +105,11 @@ async function prepareFiles(dir: string, targets: readonly Target[]): Promise<Fi
 
 async function runOnce(t: Target, op: Op, files: Files, seconds: number): Promise<Sample> {
   const base = { url: `https://127.0.0.1:${t.port}`, h1: t.h1, token: t.token, clients: CLIENTS, seconds };
+  const overlapped = foreignLoadGenerators() > 0;
   const cpu0 = t.cpuSeconds();
   const r = await runH2load(op === 'create' ? { ...base, method: 'POST', dataFile: files.createBody, path: NS_PATH } : { ...base, method: 'GET', inputFile: files.getUris(t) });
   const cpu = t.cpuSeconds() - cpu0;
-  return { rate: r.succeeded / r.seconds, cpuUsPerRequest: r.succeeded > 0 ? (cpu * 1e6) / r.succeeded : NaN, failed: r.failed + r.non2xx };
+  return { rate: r.succeeded / r.seconds, cpuUsPerRequest: r.succeeded > 0 ? (cpu * 1e6) / r.succeeded : NaN, failed: r.failed + r.non2xx, overlapped };
 }
 
 const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
@@ -122,7 +125,7 @@ async function measureH2load(targets: readonly Target[], files: Files, log: (s: 
     for (const op of ['create', 'get'] as const) {
       for (const t of order) {
         const s = await runOnce(t, op, files, SECONDS);
-        log(`  round ${r + 1} ${op} ${t.label}: ${fmt(s.rate)}/s, ${fmt(s.cpuUsPerRequest)} µs CPU/request, ${s.failed} failed`);
+        log(`  round ${r + 1} ${op} ${t.label}: ${fmt(s.rate)}/s, ${fmt(s.cpuUsPerRequest)} µs CPU/request, ${s.failed} failed${s.overlapped ? ' (another h2load was running)' : ''}`);
         const key = `${t.key}/${op}`;
         samples.set(key, [...(samples.get(key) ?? []), s]);
       }
@@ -154,7 +157,7 @@ function h2loadTable(targets: readonly Target[], samples: Map<string, Sample[]>)
 function roundsTable(targets: readonly Target[], samples: Map<string, Sample[]>): string[] {
   const lines = [row(['target', 'op', ...Array.from({ length: RUNS }, (_, i) => `round ${i + 1} /s (µs CPU)`)]), row(['---', '---', ...Array.from({ length: RUNS }, () => '---:')])];
   for (const op of ['create', 'get'] as const) {
-    for (const t of targets) lines.push(row([t.label, op, ...(samples.get(`${t.key}/${op}`) ?? []).map((s) => `${fmt(s.rate)} (${fmt(s.cpuUsPerRequest)})`)]));
+    for (const t of targets) lines.push(row([t.label, op, ...(samples.get(`${t.key}/${op}`) ?? []).map((s) => `${fmt(s.rate)} (${fmt(s.cpuUsPerRequest)})${s.overlapped ? ' *' : ''}`)]));
   }
   return lines;
 }
@@ -163,6 +166,7 @@ export async function runSideBySide(binary: string, argv: readonly string[], out
   const outFile = out ?? join(REPO_ROOT, 'loadtest/results/vs-original.md');
   const log = (s: string): void => console.log(s);
   const machine = describeMachine(machineInfo());
+  exitOnSignals();
   const dir = await makeTempDir('orch-vs-original');
   let ours: ServerHandle | null = null;
   let original: OriginalHandle | null = null;
@@ -214,13 +218,15 @@ export async function runSideBySide(binary: string, argv: readonly string[], out
       'Every round:',
       '',
       ...roundsTable(targets, samples),
+      ...overlapNote(samples),
     );
     if (list.length > 0) {
       lines.push(
         '',
         `## LIST of ${LIST_COUNT.toLocaleString('en-US')} ConfigMaps (1 KiB each, namespace ${LIST_NAMESPACE}), JSON, curl to the last byte`,
         '',
-        `Median of ${LIST_RUNS} interleaved rounds after one untimed list per target and kind; curl negotiates HTTP/2 where offered (the uWS listener speaks HTTP/1.1).`,
+        `Median of ${LIST_RUNS} interleaved rounds after one untimed list per target and kind; curl negotiates HTTP/2 where offered (the uWS listener speaks HTTP/1.1);`,
+        `User-Agent \`${listUserAgent()}\` (with curl's own the original pretty-prints its JSON).`,
         '',
         ...list,
       );
@@ -239,6 +245,12 @@ export async function runSideBySide(binary: string, argv: readonly string[], out
   await writeFile(outFile, lines.join('\n') + '\n');
   console.log(`\nwritten to ${outFile}`);
   return 0;
+}
+
+function overlapNote(samples: Map<string, Sample[]>): string[] {
+  const all = [...samples.values()].flat();
+  const n = all.filter((s) => s.overlapped).length;
+  return n === 0 ? ['', 'No other h2load was running at the start of any run.'] : ['', `* another h2load (someone else's benchmark) was running when ${n} of ${all.length} runs started.`];
 }
 
 /** How the original was built (nothing of it, nor a script that builds it, is in this repository). */
