@@ -24,6 +24,8 @@ export interface ListTiming {
   readonly ms: number;
   readonly bytes: number;
   readonly httpVersion: string;
+  /** Server CPU during the list (all threads of every process behind the target, /proc; 10 ms ticks). */
+  readonly cpuMs: number;
 }
 
 export interface ListResult {
@@ -32,6 +34,8 @@ export interface ListResult {
   /** Median of the timed runs. */
   readonly ms: number;
   readonly runsMs: readonly number[];
+  /** Median server CPU per list. */
+  readonly cpuMs: number;
   readonly bytes: number;
   readonly httpVersion: string;
 }
@@ -98,6 +102,7 @@ export async function timeList(t: Target, ns: string, kind: ListKind, dir: strin
   const args = ['-sS', '-o', '/dev/null', '--cacert', cafile, '-H', `@${headers}`, '-A', listUserAgent(), '-w', '%{http_code} %{time_total} %{size_download} %{http_version}'];
   if (t.h1) args.push('--http1.1');
   args.push(`https://127.0.0.1:${t.port}/api/v1/namespaces/${ns}/configmaps${query}`);
+  const cpu0 = t.cpuSeconds();
   return new Promise<ListTiming>((resolve, reject) => {
     execFile('curl', args, { timeout: 300_000 }, (err, stdout, stderr) => {
       const [code, total, size, version] = stdout.trim().split(' ');
@@ -105,7 +110,7 @@ export async function timeList(t: Target, ns: string, kind: ListKind, dir: strin
         reject(new Error(`curl LIST on ${t.label}: ${err?.message ?? ''} HTTP ${code} ${stderr.slice(0, 300)}`));
         return;
       }
-      resolve({ ms: Number(total) * 1000, bytes: Number(size), httpVersion: version ?? '?' });
+      resolve({ ms: Number(total) * 1000, bytes: Number(size), httpVersion: version ?? '?', cpuMs: (t.cpuSeconds() - cpu0) * 1000 });
     });
   });
 }
@@ -123,7 +128,7 @@ export async function measureLists(targets: readonly Target[], ns: string, runs:
     for (const t of order) {
       for (const k of kinds) {
         const x = await timeList(t, ns, k, dir);
-        log(`  LIST round ${r + 1} ${t.label} ${k}: ${Math.round(x.ms)} ms, ${x.bytes} bytes, HTTP/${x.httpVersion}`);
+        log(`  LIST round ${r + 1} ${t.label} ${k}: ${Math.round(x.ms)} ms (server CPU ${Math.round(x.cpuMs)} ms), ${x.bytes} bytes, HTTP/${x.httpVersion}`);
         const key = `${t.key}/${k}`;
         timings.set(key, [...(timings.get(key) ?? []), x]);
       }
@@ -133,7 +138,7 @@ export async function measureLists(targets: readonly Target[], ns: string, runs:
   for (const t of targets) {
     for (const k of kinds) {
       const xs = timings.get(`${t.key}/${k}`) ?? [];
-      out.push({ target: t, kind: k, ms: median(xs.map((x) => x.ms)), runsMs: xs.map((x) => x.ms), bytes: xs[0]?.bytes ?? 0, httpVersion: xs[0]?.httpVersion ?? '?' });
+      out.push({ target: t, kind: k, ms: median(xs.map((x) => x.ms)), runsMs: xs.map((x) => x.ms), cpuMs: median(xs.map((x) => x.cpuMs)), bytes: xs[0]?.bytes ?? 0, httpVersion: xs[0]?.httpVersion ?? '?' });
     }
   }
   return out;
@@ -152,6 +157,10 @@ export function listTable(results: readonly ListResult[]): string[] {
   for (const kind of ['consistent', 'rv0'] as const) {
     const ms = keys.map((k) => get(k, kind)?.ms ?? NaN);
     lines.push(row([LIST_KIND_LABEL[kind], ...ms.map(fmt), ratio(ms[0]!, ms[2]!), ratio(ms[1]!, ms[2]!)]));
+  }
+  for (const kind of ['consistent', 'rv0'] as const) {
+    const cpu = keys.map((k) => get(k, kind)?.cpuMs ?? NaN);
+    lines.push(row([`server CPU ms, ${LIST_KIND_LABEL[kind]}`, ...cpu.map(fmt), ratio(cpu[0]!, cpu[2]!), ratio(cpu[1]!, cpu[2]!)]));
   }
   lines.push(row(['HTTP version, response bytes', ...keys.map((k) => `${get(k, 'consistent')?.httpVersion ?? '?'}, ${fmt(get(k, 'consistent')?.bytes ?? NaN)}`), '', '']));
   lines.push('', 'Every timed run (ms): ' + results.map((r) => `${r.target.key} ${r.kind}: ${r.runsMs.map((x) => Math.round(x)).join(', ')}`).join('; ') + '.');
