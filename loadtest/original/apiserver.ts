@@ -37,6 +37,8 @@ export interface OriginalHandle {
   readonly flags: readonly string[];
   /** CPU seconds of kube-apiserver plus its etcd so far (all threads, /proc). */
   cpuSeconds(): number;
+  /** The same split into kube-apiserver and etcd. */
+  cpuParts(): Record<string, number>;
   stderrTail(): string;
   stop(): Promise<void>;
 }
@@ -159,6 +161,7 @@ export async function startOriginalApiServer(binary: string): Promise<OriginalHa
     version,
     flags: flags.map((f) => f.replace(dir + '/', '')),
     cpuSeconds: () => (processCpuSeconds(child.pid!) ?? 0) + (processCpuSeconds(etcdPid) ?? 0),
+    cpuParts: () => ({ 'kube-apiserver': processCpuSeconds(child.pid!) ?? 0, etcd: processCpuSeconds(etcdPid) ?? 0 }),
     stderrTail: () => tail.split('\n').slice(-30).join('\n'),
     stop,
   };

@@ -47,6 +47,8 @@ interface Sample {
   readonly failed: number;
   /** Someone else's h2load was running when this run started (the figures are then suspect). */
   readonly overlapped: boolean;
+  /** CPU µs per request of each process behind the target (when it has more than one). */
+  readonly partsUs: Record<string, number>;
 }
 
 export function oursTargets(server: ServerHandle): Target[] {
@@ -59,7 +61,7 @@ export function oursTargets(server: ServerHandle): Target[] {
 }
 
 export function originalTargets(o: OriginalHandle): Target[] {
-  const orig = { ca: o.ca, token: o.token, port: o.securePort, cpuSeconds: () => o.cpuSeconds() };
+  const orig = { ca: o.ca, token: o.token, port: o.securePort, cpuSeconds: () => o.cpuSeconds(), cpuParts: () => o.cpuParts() };
   return [
     { key: 'orig-h1', label: 'original (HTTP/1.1)', h1: true, ...orig },
     { key: 'orig-h2', label: 'original (HTTP/2)', h1: false, ...orig },
@@ -106,10 +108,13 @@ async function prepareFiles(dir: string, targets: readonly Target[]): Promise<Fi
 async function runOnce(t: Target, op: Op, files: Files, seconds: number): Promise<Sample> {
   const base = { url: `https://127.0.0.1:${t.port}`, h1: t.h1, token: t.token, clients: CLIENTS, seconds };
   const overlapped = foreignLoadGenerators() > 0;
+  const parts0 = t.cpuParts?.() ?? {};
   const cpu0 = t.cpuSeconds();
   const r = await runH2load(op === 'create' ? { ...base, method: 'POST', dataFile: files.createBody, path: NS_PATH } : { ...base, method: 'GET', inputFile: files.getUris(t) });
   const cpu = t.cpuSeconds() - cpu0;
-  return { rate: r.succeeded / r.seconds, cpuUsPerRequest: r.succeeded > 0 ? (cpu * 1e6) / r.succeeded : NaN, failed: r.failed + r.non2xx, overlapped };
+  const parts1 = t.cpuParts?.() ?? {};
+  const partsUs = Object.fromEntries(Object.entries(parts1).map(([k, v]) => [k, r.succeeded > 0 ? ((v - (parts0[k] ?? 0)) * 1e6) / r.succeeded : NaN]));
+  return { rate: r.succeeded / r.seconds, cpuUsPerRequest: r.succeeded > 0 ? (cpu * 1e6) / r.succeeded : NaN, failed: r.failed + r.non2xx, overlapped, partsUs };
 }
 
 const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
@@ -149,6 +154,14 @@ function h2loadTable(targets: readonly Target[], samples: Map<string, Sample[]>)
   for (const op of ['create', 'get'] as const) {
     // CPU: how many times less ours spends per request.
     lines.push(row([`server CPU µs/${op}`, ...targets.map((t) => fmt(cpu(t.key, op))), `${ratio(cpu('orig-h1', op), cpu('ours-uws-h1', op))} less`, `${ratio(cpu('orig-h2', op), cpu('ours-secure-h2', op))} less`]));
+  }
+  for (const op of ['create', 'get'] as const) {
+    const split = (t: Target): string => {
+      const xs = samples.get(`${t.key}/${op}`) ?? [];
+      const names = Object.keys(xs[0]?.partsUs ?? {});
+      return names.length < 2 ? '' : names.map((n) => `${n} ${fmt(median(xs.map((s) => s.partsUs[n] ?? NaN)))}`).join(' + ');
+    };
+    if (targets.some((t) => split(t) !== '')) lines.push(row([`CPU µs/${op} by process`, ...targets.map(split), '', '']));
   }
   lines.push(row(['failed or non-2xx', ...targets.map((t) => String(failed(t.key))), '', '']));
   return lines;

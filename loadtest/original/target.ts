@@ -15,4 +15,6 @@ export interface Target {
   readonly token: string;
   /** CPU seconds of every process serving this target (all threads). */
   cpuSeconds(): number;
+  /** The same CPU seconds per process (e.g. kube-apiserver and etcd), when more than one serves the target. */
+  cpuParts?(): Record<string, number>;
 }
