@@ -273,7 +273,7 @@ const BUILD_NOTE = [
   'v1.25.0-k3s1), checked out to a directory of its own; a ten-line `package main` calling',
   '`app.NewAPIServerCommand(server.SetupSignalHandler())` (k8s.io/kubernetes/cmd/kube-apiserver/app; the k3s fork takes a stop',
   'channel) through `cli.Run`; Debian `golang-1.19-go`: `GOFLAGS=-mod=vendor GOPROXY=off CGO_ENABLED=0 nice /usr/lib/go-1.19/bin/go',
-  'build -tags providerless -o kube-apiserver ./cmd/<main>` (about 2.5 min of CPU on this machine). The mirror lacked five large',
+  'build -tags providerless -o kube-apiserver ./cmd/<main>` (2 minutes, 3 CPU-minutes, on this machine). The mirror lacked five large',
   'vendored files (aws-sdk ec2, go-sqlite3, google compute APIs); none is linked into kube-apiserver with `providerless`.',
 ];
 
