@@ -180,6 +180,27 @@ describe('RBAC decisions against a started server', () => {
   });
 });
 
+describe('impersonation under RBAC', () => {
+  async function as(who: keyof typeof USERS, impersonate: string, method: string, url: string): Promise<{ status: number; body: string }> {
+    const r = await t.request(method, url, undefined, { as: { token: USERS[who].token }, headers: { 'impersonate-user': impersonate } });
+    return { status: r.status, body: r.body };
+  }
+
+  it('without the verb: 403 naming the impersonated user', async () => {
+    const r = await as('nobody', 'tina', 'GET', '/api/v1/namespaces/team/pods');
+    assert.equal(r.status, 403);
+    assert.equal(JSON.parse(r.body).message, 'users "tina" is forbidden: User "nobody" cannot impersonate resource "users" in API group "" at the cluster scope');
+  });
+
+  it('edit may act as a service account of its namespace, and then has only its rights', async () => {
+    const sa = USERS.robot.name;
+    assert.notEqual((await as('editor', sa, 'GET', '/api/v1/namespaces/team/configmaps/c')).status, 403);
+    assert.equal((await as('editor', sa, 'GET', '/api/v1/namespaces/team/pods')).status, 403, 'the service account may not list pods');
+    assert.equal((await as('viewer', sa, 'GET', '/api/v1/namespaces/team/configmaps/c')).status, 403, 'view has no impersonate');
+    assert.equal((await as('editor', 'system:serviceaccount:other:robot', 'GET', '/api/v1/namespaces/other/configmaps/c')).status, 403, 'not outside its namespace');
+  });
+});
+
 describe('escalation prevention', () => {
   it('binding cluster-admin without bind is refused, even for a namespace admin', async () => {
     const r = await call('teamAdmin', 'POST', `${RBAC_PATH}/namespaces/team/rolebindings`, binding('RoleBinding', 'grab', 'ClusterRole', 'cluster-admin', [user('tina')]));
