@@ -39,7 +39,8 @@ import { ApiServiceController } from '../controllers/api-service-controller.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { buildAuthenticator } from '../authn/build.ts';
 import { WatchCacheObjectSource, type ObjectSource } from '../authn/object-source.ts';
-import { buildAuthorizer } from '../authz/mode.ts';
+import { buildServerAuthorization } from '../authz/build.ts';
+import { AccessReviewer, bindAccessReviews } from '../registry/access-reviews/index.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
 import { loadUws } from '../frontends/uws-loader.ts';
@@ -106,7 +107,9 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const tokenFilePath = opts.tokenAuthFile ?? files.tokenFilePath;
 
     // Types, shards and storage.
-    const registry = new ResourceRegistry(builtinResourceTypes, {
+    // Access reviews ask the authorizer chain, which is built later (its Node graph watches the store).
+    const reviewer = new AccessReviewer();
+    const registry = new ResourceRegistry(bindAccessReviews(builtinResourceTypes, reviewer), {
       defaultWatchCacheSize: opts.defaultWatchCacheSize,
       watchCacheSizes: opts.watchCacheSizes,
       isEnabled: (group, version) => runtimeEnabled(opts.runtimeConfig, group, version),
@@ -209,7 +212,10 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const authn = await buildAuthenticator(opts, { logger, clientCaPem: clientCa, tokenFilePath, objects });
     cleanups.push(() => authn.close());
     const authenticator = authn.authenticator;
-    const authorizer = buildAuthorizer(opts.authorizationMode);
+    const authz = await buildServerAuthorization(opts, { store: genericStore, registry, logger });
+    cleanups.push(() => authz.close());
+    const authorizer = authz.authorizer;
+    reviewer.bind(authz.authorizer, authz.rules);
 
     // Endpoints and the chain.
     const resources = createResourceHandler({
