@@ -50,7 +50,7 @@ export async function startWebhookServer(dir: string, answer: Answer): Promise<W
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
-        clients.push(peer.subject?.CN ?? '');
+        clients.push(String(peer.subject?.CN ?? ''));
         let review: Review;
         try {
           review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Review;
