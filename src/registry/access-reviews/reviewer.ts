@@ -8,6 +8,7 @@ import { errors } from '../../api/status.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../authz/types.ts';
 import type { RuleResolver, RulesResult } from '../../authz/rule-resolver.ts';
 import type { UserInfo } from '../../server/context.ts';
+import { UnionAuthorizer } from '../../authz/union.ts';
 
 export class AccessReviewer {
   #authorizer: Authorizer | undefined;
@@ -20,6 +21,8 @@ export class AccessReviewer {
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
     if (this.#authorizer === undefined) throw errors.serviceUnavailable('the authorizer is not ready');
+    // The chain's own answer: "nobody allowed" is not an explicit deny.
+    if (this.#authorizer instanceof UnionAuthorizer) return this.#authorizer.decide(attrs);
     return this.#authorizer.authorize(attrs);
   }
 
