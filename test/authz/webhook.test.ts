@@ -178,7 +178,7 @@ describe('Webhook mode on a server', () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'authz-webhook-srv-'));
     const hook = await startWebhookServer(dir, (r) => {
       const ra = r.spec['resourceAttributes'] as Record<string, string> | undefined;
-      return ra?.resource === 'configmaps' ? sar(r, { allowed: true }) : sar(r, { allowed: false, denied: true, reason: 'only config maps' });
+      return ra?.resource === 'configmaps' || ra?.resource === 'selfsubjectaccessreviews' ? sar(r, { allowed: true }) : sar(r, { allowed: false, denied: true, reason: 'only config maps' });
     });
     await fs.writeFile(path.join(dir, 'tokens.csv'), 'bob-token-0123456789,bob,uid-bob,"devs"\n', { mode: 0o600 });
     const ts = await startTestServer([
@@ -199,6 +199,15 @@ describe('Webhook mode on a server', () => {
       const hits = hook.reviews.length;
       await ts.request('GET', '/api/v1/namespaces/default/configmaps', undefined, { as });
       assert.equal(hook.reviews.length, hits, 'the allowed answer is cached');
+      // An access review reports the webhook's explicit deny as denied.
+      const review = await ts.request(
+        'POST',
+        `/apis/${apiGroup('authorization')}/v1/selfsubjectaccessreviews`,
+        { apiVersion: `${apiGroup('authorization')}/v1`, kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { namespace: 'default', verb: 'get', resource: 'secrets' } } },
+        { as },
+      );
+      assert.equal(review.status, 201, review.body);
+      assert.deepEqual(review.json()['status'], { allowed: false, denied: true, reason: 'only config maps' });
       await assert.rejects(startTestServer(['--authorization-mode=Webhook']), /authorization-mode Webhook's authorization config file not passed/);
       await assert.rejects(startTestServer(['--authorization-webhook-version=v2']), /--authorization-webhook-version: must be v1beta1 or v1/);
     } finally {
