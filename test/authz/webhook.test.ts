@@ -60,7 +60,7 @@ describe('Webhook authorizer against a real HTTPS webhook', () => {
     assert.equal(review.apiVersion, `${apiGroup('authorization')}/v1beta1`);
     assert.equal(review.kind, 'SubjectAccessReview');
     assert.deepEqual(review.spec, {
-      resourceAttributes: { namespace: 'ns1', verb: 'get', group: '', version: 'v1', resource: 'pods', name: 'web' },
+      resourceAttributes: { namespace: 'ns1', verb: 'get', version: 'v1', resource: 'pods', name: 'web' },
       user: 'jane',
       group: ['devs', 'system:authenticated'],
       extra: { scopes: ['a', 'b'] },

@@ -58,13 +58,24 @@ export function reviewSpec(attrs: AuthorizationAttributes, version: WebhookVersi
   const u = attrs.user;
   const spec: Json = {};
   if (attrs.isResourceRequest) {
-    const ra: Json = { verb: attrs.verb, group: attrs.apiGroup, version: attrs.apiVersion, resource: attrs.resource };
-    if (attrs.namespace !== '') ra['namespace'] = attrs.namespace;
-    if (attrs.subresource !== '') ra['subresource'] = attrs.subresource;
-    if (attrs.name !== '') ra['name'] = attrs.name;
+    // Every field is omitempty in the original's types: an empty one is left out.
+    const ra: Json = {};
+    const put = (k: string, v: string): void => {
+      if (v !== '') ra[k] = v;
+    };
+    put('namespace', attrs.namespace);
+    put('verb', attrs.verb);
+    put('group', attrs.apiGroup);
+    put('version', attrs.apiVersion);
+    put('resource', attrs.resource);
+    put('subresource', attrs.subresource);
+    put('name', attrs.name);
     spec['resourceAttributes'] = ra;
   } else {
-    spec['nonResourceAttributes'] = { path: attrs.path, verb: attrs.verb };
+    const nra: Json = {};
+    if (attrs.path !== '') nra['path'] = attrs.path;
+    if (attrs.verb !== '') nra['verb'] = attrs.verb;
+    spec['nonResourceAttributes'] = nra;
   }
   if (u.name !== '') spec['user'] = u.name;
   if (u.groups.length > 0) spec[version === 'v1' ? 'groups' : 'group'] = [...u.groups];
