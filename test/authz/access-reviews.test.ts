@@ -14,6 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { ABAC_API_VERSION } from '../../src/authz/abac/index.ts';
+import { decodeObject, encodeObject } from '../../src/protobuf/codec.ts';
+import { names } from '../../src/naming/index.ts';
 
 const AUTHZ = 'authorization.k8s.io';
 const BOB = { token: 'bob-token-0123456789' };
@@ -50,6 +52,15 @@ describe('access reviews with AlwaysAllow', () => {
     }
     const groups = (await ts.request('GET', '/apis')).json<{ groups: Array<{ name: string; preferredVersion: { version: string } }> }>().groups;
     assert.equal(groups.find((g) => g.name === AUTHZ)?.preferredVersion.version, 'v1');
+  });
+
+  it('takes and answers Protobuf as the typed clients may send it', async () => {
+    const gvk = { group: AUTHZ, version: 'v1', kind: 'SelfSubjectAccessReview' };
+    const body = encodeObject({ apiVersion: `${AUTHZ}/v1`, kind: 'SelfSubjectAccessReview', metadata: {}, spec: { resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } } }, gvk);
+    const res = await ts.request('POST', `/apis/${AUTHZ}/v1/selfsubjectaccessreviews`, body, { headers: { 'content-type': names.protobufMediaType, accept: names.protobufMediaType } });
+    assert.equal(res.status, 201, res.body);
+    const decoded = decodeObject(new Uint8Array(res.raw));
+    assert.equal((decoded.object as { status?: { allowed?: boolean } }).status?.allowed, true);
   });
 
   it('answers kubectl auth can-i, and --list shows everything', async () => {
