@@ -87,6 +87,27 @@ describe('Node authorization mode', () => {
     assert.equal(await status('GET', '/api/v1/namespaces/default/secrets/s1', N2), 403);
   });
 
+  it('decides from the watched graph: no storage call for a decision', async () => {
+    const router = ts.server.router;
+    const calls: string[] = [];
+    const previous = router.observe;
+    router.observe = (op, resource, seconds) => {
+      calls.push(`${op} ${resource}`);
+      previous?.(op, resource, seconds);
+    };
+    try {
+      // Denied requests never reach a handler: whatever storage call happened would be the authorizer's.
+      for (let i = 0; i < 20; i++) assert.equal(await status('GET', '/api/v1/namespaces/default/secrets/s2', N1), 403);
+      assert.equal(calls.length, 0, calls.join(', '));
+      // Allowed ones read only the object asked for (the handler's own get).
+      for (let i = 0; i < 5; i++) assert.equal(await status('GET', '/api/v1/namespaces/default/secrets/s1', N1), 200);
+      assert.ok(calls.length >= 5, 'the handler reads are seen, so the count above means something');
+      assert.ok(calls.every((c) => c.endsWith('/secrets')), calls.join(', '));
+    } finally {
+      router.observe = previous;
+    }
+  });
+
   it('allows only named reads of graph-bound objects (no list of all secrets, no writes)', async () => {
     assert.equal(await status('GET', '/api/v1/namespaces/default/secrets', N1), 403);
     assert.equal(await status('GET', '/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Ds1', N1), 200);
