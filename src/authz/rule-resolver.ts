@@ -6,6 +6,7 @@
  * RBAC implements it on its authorizer; so do AlwaysAllow, AlwaysDeny, ABAC.
  */
 import type { UserInfo } from '../server/context.ts';
+import { pushAll } from '../api/push-all.ts';
 
 export interface ResourceRuleInfo {
   readonly verbs: readonly string[];
@@ -57,8 +58,8 @@ export class UnionRuleResolver implements RuleResolver {
         errors.push(err instanceof Error ? err.message : String(err));
         continue;
       }
-      resourceRules.push(...res.resourceRules);
-      nonResourceRules.push(...res.nonResourceRules);
+      pushAll(resourceRules, res.resourceRules);
+      pushAll(nonResourceRules, res.nonResourceRules);
       if (res.incomplete) incomplete = true;
       if (res.evaluationError !== undefined && res.evaluationError !== '') errors.push(res.evaluationError);
     }

@@ -13,6 +13,7 @@
  *   `incomplete` where a mode cannot list them.
  */
 import { errors, StatusError } from '../../api/status.ts';
+import { pushAll } from '../../api/push-all.ts';
 import { isPlainObject, type KObject } from '../object.ts';
 import { fieldErrors, type FieldError, type Strategy, type StrategyContext } from '../strategy.ts';
 import type { AuthorizationAttributes } from '../../authz/types.ts';
@@ -137,7 +138,7 @@ export function reviewStrategy(kind: ReviewKind, version: 'v1' | 'v1beta1', revi
       const errs = metadataErrors(o);
       if (kind === 'SelfSubjectRulesReview') return errs;
       const s = spec(o);
-      errs.push(...specErrors(s, kind === 'SubjectAccessReview' || kind === 'LocalSubjectAccessReview', groupsField));
+      pushAll(errs, specErrors(s, kind === 'SubjectAccessReview' || kind === 'LocalSubjectAccessReview', groupsField));
       if (kind === 'LocalSubjectAccessReview') {
         const ra = obj(s['resourceAttributes']);
         const ns = o.metadata.namespace ?? '';
