@@ -3,7 +3,7 @@
  * records in the store, the write hooks that allocate and release, and the
  * repair pass (once before serving, then periodically).
  */
-import type { ShardRouter } from '../../../shards/router.ts';
+import type { ShardAccess } from '../../../shards/shard-access.ts';
 import type { GenericStore } from '../generic-store.ts';
 import type { KObject } from '../object.ts';
 import type { ResourceType } from '../resource-type.ts';
@@ -16,7 +16,7 @@ import { StoredRange } from './stored-range.ts';
 export { RANGES_RESOURCE_SPEC } from './range-store.ts';
 
 export interface ServiceAllocationOptions {
-  router: ShardRouter;
+  router: ShardAccess;
   store: GenericStore;
   services: ResourceType;
   /** `--service-cluster-ip-range` and `--service-node-port-range`, already checked. */
