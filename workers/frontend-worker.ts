@@ -1,0 +1,130 @@
+/**
+ * Thread entry of one front-end worker (`--frontend-threads`): builds the
+ * same request pipeline as the main thread (src/server/pipeline.ts) over
+ * channels of its own to every shard (ClientShardRouter), listens on the
+ * main thread's uWS port (SO_REUSEPORT) and, where Node can share it, on the
+ * secure port, then tells the main thread it serves. Whatever fails before
+ * that ends the thread with the error, which fails the server's start.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { readFile } from 'node:fs/promises';
+import type { FrontendWorkerData } from '../src/server/frontend-threads.ts';
+import { ControlChannel } from '../src/server/control-channel.ts';
+import { createLogger, type LogLevel } from '../src/server/logging.ts';
+import { buildPipeline, buildRegistry } from '../src/server/pipeline.ts';
+import { SharedInflightCounter } from '../src/server/shared-inflight.ts';
+import { ClientShardRouter } from '../shards/client-router.ts';
+import { WatchBudget } from '../src/frontends/watch-budget.ts';
+import { registerWatchBudgetMetrics } from '../src/server/watch-budget-metrics.ts';
+import { startUwsFrontend } from '../src/frontends/uws.ts';
+import { startNodeFrontend } from '../src/frontends/node-http2.ts';
+import { loadUws } from '../src/frontends/uws-loader.ts';
+import type { Frontend } from '../src/frontends/frontend.ts';
+import type { MessagePort } from 'node:worker_threads';
+
+async function main(): Promise<void> {
+  if (parentPort === null) throw new Error('frontend-worker runs in a worker thread');
+  const data = workerData as FrontendWorkerData;
+  const { opts } = data;
+  const control = new ControlChannel(parentPort);
+  const logger = createLogger({ level: data.logLevel as LogLevel }).child({ thread: data.thread });
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const closeAll = async (): Promise<void> => {
+    for (const c of cleanups.splice(0).reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'error while stopping');
+      }
+    }
+  };
+  // Answered from the start: the main thread may ask while this thread still builds.
+  let router: ClientShardRouter | null = null;
+  let localMetrics: (() => Promise<unknown>) | null = null;
+  control.handle('resumeRevisions', async (shard) => ({ body: router?.resumeRevisions(shard as number) ?? {} }));
+  control.handle('metricsJson', async () => ({ body: localMetrics === null ? [] : await localMetrics() }));
+  control.handle('stop', async () => {
+    await closeAll();
+    return { body: null };
+  });
+
+  const registry = buildRegistry(opts);
+  router = await ClientShardRouter.start({
+    placement: data.placement,
+    shardCount: data.shardCount,
+    connect: (index) => control.request<MessagePort>('connect', index),
+    onError: (err, what) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, what),
+  });
+  const shards = router;
+  cleanups.push(() => shards.close());
+  const pipeline = await buildPipeline({
+    opts,
+    logger,
+    registry,
+    router,
+    clientCa: data.clientCa,
+    tokenFilePath: data.tokenFilePath,
+    continueKey: data.continueKey,
+    thread: data.thread,
+    inflight: new SharedInflightCounter(data.inflight),
+    reportsInflight: false,
+    defaultMetrics: false,
+    processMetrics: () => control.request<string>('processMetrics'),
+  });
+  cleanups.push(() => pipeline.close());
+  localMetrics = () => pipeline.metrics.registry.getMetricsAsJSON();
+
+  const watchBudget = new WatchBudget({
+    maxBytes: data.watchBudgetBytes,
+    onDrop: (d) =>
+      logger.warn(
+        { frontend: d.label.frontend, path: d.label.path, queuedBytes: d.queuedBytes, heldBytes: d.heldBytes, maxBytes: d.maxBytes },
+        "closed the watch holding the most output: slow watchers together passed this thread's part of --watch-max-total-buffered-bytes",
+      ),
+  });
+  registerWatchBudgetMetrics(pipeline.metrics.registry, watchBudget);
+  const onError = (err: unknown): void => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'front end error');
+  const fronts: Frontend[] = [];
+  if (data.securePort !== null) {
+    const [cert, key] = await Promise.all([readFile(data.servingCertPath), readFile(data.servingKeyPath)]);
+    fronts.push(
+      await startNodeFrontend({
+        host: opts.bindAddress,
+        port: data.securePort,
+        reusePort: true,
+        tls: { cert, key, clientCa: data.clientCa },
+        handler: pipeline.handler,
+        maxStreamsPerConnection: opts.http2MaxStreamsPerConnection,
+        timeouts: { idleMs: opts.httpIdleTimeoutMs, headerReadMs: opts.httpReadHeaderTimeoutMs },
+        onError,
+        watchBudget,
+      }),
+    );
+  }
+  if (data.uwsPort !== null) {
+    const uws = loadUws();
+    if (uws === null) throw new Error('uWS is unavailable in this thread');
+    fronts.push(
+      await startUwsFrontend({
+        host: opts.bindAddress,
+        port: data.uwsPort,
+        tls: { certFile: data.servingCertPath, keyFile: data.servingKeyPath },
+        handler: pipeline.handler,
+        onError,
+        uws,
+        watchBudget,
+      }),
+    );
+  }
+  // Listeners close first on stop (registered last).
+  for (const f of fronts) cleanups.push(() => f.close(1000));
+  await control.request('ready');
+  logger.debug({ uwsPort: data.uwsPort, securePort: data.securePort }, 'front-end thread is serving');
+}
+
+main().catch((err: unknown) => {
+  // Thrown out of the thread: the main thread's 'error' event carries it, failing the start.
+  setImmediate(() => {
+    throw err;
+  });
+});
