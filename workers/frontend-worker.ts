@@ -8,7 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
-import type { FrontendWorkerData } from '../src/server/frontend-threads.ts';
+import { TEST_HOOKS_ENV, type FrontendWorkerData } from '../src/server/frontend-threads.ts';
 import { ControlChannel } from '../src/server/control-channel.ts';
 import { createLogger, type LogLevel } from '../src/server/logging.ts';
 import { buildPipeline, buildRegistry } from '../src/server/pipeline.ts';
@@ -21,6 +21,26 @@ import { startNodeFrontend } from '../src/frontends/node-http2.ts';
 import { loadUws } from '../src/frontends/uws-loader.ts';
 import type { Frontend } from '../src/frontends/frontend.ts';
 import type { MessagePort } from 'node:worker_threads';
+
+/** Closes the listeners at once (uWS's native sockets), before the thread ends on an error. */
+let releaseListeners: (() => void) | null = null;
+
+/**
+ * A thread that ends with uWS sockets still open takes the process down
+ * (libuv refuses to close a loop with open handles: abort). So an error that
+ * escapes everything first closes the listeners, then is thrown again on the
+ * next turn: the thread still ends with it, the main thread hears it and
+ * starts a new one. This is not error handling: nothing is recovered here.
+ */
+process.once('uncaughtException', (err) => {
+  try {
+    releaseListeners?.();
+  } finally {
+    setTimeout(() => {
+      throw err;
+    }, 10);
+  }
+});
 
 async function main(): Promise<void> {
   if (parentPort === null) throw new Error('frontend-worker runs in a worker thread');
@@ -45,8 +65,19 @@ async function main(): Promise<void> {
   control.handle('metricsJson', async () => ({ body: localMetrics === null ? [] : await localMetrics() }));
   control.handle('stop', async () => {
     await closeAll();
+    // With nothing left open, the thread ends on its own once the reply is out.
+    setImmediate(() => parentPort?.close());
     return { body: null };
   });
+  if (process.env[TEST_HOOKS_ENV] === '1') {
+    // Tests only: an error no code path catches, to see the thread restarted.
+    control.handle('crash', async () => {
+      setImmediate(() => {
+        throw new Error('front-end thread crash requested by a test');
+      });
+      return { body: null };
+    });
+  }
 
   const registry = buildRegistry(opts);
   router = await ClientShardRouter.start({
@@ -118,6 +149,9 @@ async function main(): Promise<void> {
   }
   // Listeners close first on stop (registered last).
   for (const f of fronts) cleanups.push(() => f.close(1000));
+  releaseListeners = () => {
+    for (const f of fronts) void f.close(0);
+  };
   await control.request('ready');
   logger.debug({ uwsPort: data.uwsPort, securePort: data.securePort }, 'front-end thread is serving');
 }

@@ -22,6 +22,9 @@ import { mergeResumeRevisions } from '../../shards/shard-client.ts';
 import { compiled, tsEntryFile } from '../../shards/shard-handle.ts';
 import { ControlChannel } from './control-channel.ts';
 
+/** Set (to 1) in the workers' environment by tests to enable the 'crash' control request. */
+export const TEST_HOOKS_ENV = 'ORCH_FRONTEND_THREAD_TEST_HOOKS';
+
 /** One thread's metrics as `registry.getMetricsAsJSON()` gives them (plain data: it crosses threads). */
 export type MetricsJson = object[];
 
@@ -65,6 +68,8 @@ export function nodeReusePortSupported(version = process.versions.node): boolean
 const ASK_TIMEOUT_MS = 2000;
 /** How long a stopping worker may take before it is terminated. */
 const STOP_TIMEOUT_MS = 5000;
+/** How long a stopped worker may take to end by itself before it is terminated. */
+const EXIT_TIMEOUT_MS = 2000;
 /** First wait before restarting a worker that died; doubles to 30 s while restarts keep failing. */
 const RESTART_MIN_MS = 500;
 const RESTART_MAX_MS = 30_000;
@@ -74,6 +79,8 @@ interface Slot {
   worker: Worker | null;
   control: ControlChannel | null;
   restarts: number;
+  /** Told the main thread it serves, and has not exited since. */
+  serving: boolean;
 }
 
 export interface FrontendThreadsOptions {
@@ -94,7 +101,7 @@ export class FrontendThreads {
 
   private constructor(opts: FrontendThreadsOptions) {
     this.#opts = opts;
-    this.#slots = Array.from({ length: opts.count }, (_, i) => ({ thread: i + 1, worker: null, control: null, restarts: 0 }));
+    this.#slots = Array.from({ length: opts.count }, (_, i) => ({ thread: i + 1, worker: null, control: null, restarts: 0, serving: false }));
   }
 
   /** Starts `count` workers; resolves when all serve, rejects with the first one's failure (the others stopped). */
@@ -119,9 +126,14 @@ export class FrontendThreads {
     return this.#slots.map((s) => s.restarts);
   }
 
-  /** The worker thread objects (tests terminate one to see it restarted). */
-  workers(): Array<Worker | null> {
-    return this.#slots.map((s) => s.worker);
+  /** Which workers serve now (tests). */
+  serving(): boolean[] {
+    return this.#slots.map((s) => s.serving);
+  }
+
+  /** Makes worker `index` fail with an uncaught error (tests; needs ORCH_FRONTEND_THREAD_TEST_HOOKS=1 in the workers' environment). */
+  async crashForTest(index: number): Promise<void> {
+    await this.#slots[index]?.control?.request('crash', null, ASK_TIMEOUT_MS);
   }
 
   #spawn(slot: Slot): Promise<void> {
@@ -155,6 +167,7 @@ export class FrontendThreads {
       let started = false;
       control.handle('ready', async () => {
         started = true;
+        if (slot.worker === worker) slot.serving = true;
         resolve();
         return { body: null };
       });
@@ -167,6 +180,7 @@ export class FrontendThreads {
         if (slot.worker === worker) {
           slot.worker = null;
           slot.control = null;
+          slot.serving = false;
         }
         const why = failure ?? new Error(`front-end thread ${slot.thread} exited with code ${code}`);
         if (!started) {
@@ -222,8 +236,13 @@ export class FrontendThreads {
       this.#slots.map(async (slot) => {
         const { worker, control } = slot;
         if (worker === null) return;
+        const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
         await control?.request('stop', null, STOP_TIMEOUT_MS).catch(() => undefined);
-        await worker.terminate();
+        // The worker ends by itself once stopped; terminate() only one that does not (its listeners are closed by then).
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), EXIT_TIMEOUT_MS)));
+        if ((await Promise.race([exited, late])) === 'late') await worker.terminate();
+        clearTimeout(timer);
       }),
     );
   }
