@@ -79,6 +79,7 @@ async function main(): Promise<void> {
     });
   }
 
+  if (process.env[TEST_HOOKS_ENV] === 'fail-start') throw new Error('front-end thread start failure requested by a test');
   const registry = buildRegistry(opts);
   router = await ClientShardRouter.start({
     placement: data.placement,

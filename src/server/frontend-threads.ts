@@ -22,7 +22,7 @@ import { mergeResumeRevisions } from '../../shards/shard-client.ts';
 import { compiled, tsEntryFile } from '../../shards/shard-handle.ts';
 import { ControlChannel } from './control-channel.ts';
 
-/** Set (to 1) in the workers' environment by tests to enable the 'crash' control request. */
+/** Set in the workers' environment by tests: `1` enables the 'crash' control request, `fail-start` fails the start. */
 export const TEST_HOOKS_ENV = 'ORCH_FRONTEND_THREAD_TEST_HOOKS';
 
 /** One thread's metrics as `registry.getMetricsAsJSON()` gives them (plain data: it crosses threads). */
