@@ -19,7 +19,7 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { SKIP_WITHOUT_UWS } from '../support/uws-toggle.ts';
 import { names } from '../../src/naming/index.ts';
 import { decodeObject } from '../../src/protobuf/index.ts';
-import { TEST_HOOKS_ENV } from '../../src/server/frontend-threads.ts';
+import { TEST_HOOKS_ENV, nodeReusePortSupported } from '../../src/server/frontend-threads.ts';
 
 interface Answer {
   status: number;
@@ -39,6 +39,8 @@ class Conn {
   constructor(
     private readonly t: TestServer,
     private readonly ca: Buffer,
+    /** The uWS port by default. */
+    private readonly port: number = t.uwsPort!,
   ) {}
 
   request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
@@ -47,7 +49,7 @@ class Conn {
       const req = https.request(
         {
           host: '127.0.0.1',
-          port: this.t.uwsPort!,
+          port: this.port,
           method,
           path,
           agent: this.#agent,
@@ -81,7 +83,7 @@ class Conn {
       const req = https.request(
         {
           host: '127.0.0.1',
-          port: this.t.uwsPort!,
+          port: this.port,
           path,
           agent: this.#agent,
           ca: this.ca,
@@ -268,11 +270,41 @@ describe('front-end threads (--frontend-threads=2, uWS)', { skip: SKIP_WITHOUT_U
 });
 
 /** A connection served by `thread` (new connections until one lands there); the others are kept in `spare`. */
-async function connOn(t: TestServer, ca: Buffer, thread: string, spare: Conn[]): Promise<Conn> {
+async function connOn(t: TestServer, ca: Buffer, thread: string, spare: Conn[], port: number = t.uwsPort!): Promise<Conn> {
   for (let i = 0; i < 60; i++) {
-    const c = new Conn(t, ca);
+    const c = new Conn(t, ca, port);
     if ((await c.thread()) === thread) return c;
     spare.push(c);
   }
   throw new Error(`no connection landed on thread ${thread}`);
 }
+
+describe('front-end threads on the secure port (node:http2 with reusePort)', { skip: nodeReusePortSupported() ? false : `Node ${process.versions.node} cannot share a node:http2 port between threads (listen reusePort: 22.12 / 23.1)` }, () => {
+  let t: TestServer;
+  const spare: Conn[] = [];
+
+  before(async () => {
+    t = await startTestServer(['--frontend-threads=2']);
+  });
+
+  after(async () => {
+    for (const c of spare) c.close();
+    await t?.stop();
+  });
+
+  it('spreads secure-port connections over both threads; a watch on one sees a write through the other', async () => {
+    const ca = readFileSync(t.server.files.caCertPath);
+    const onWorker = await connOn(t, ca, '1', spare, t.securePort);
+    const onMain = await connOn(t, ca, '0', spare, t.securePort);
+    assert.equal((await onMain.request('POST', '/api/v1/namespaces', { metadata: { name: 'mt-secure' } })).status, 201);
+    const base = '/api/v1/namespaces/mt-secure/configmaps';
+    const rv = JSON.parse((await onMain.request('GET', base)).text).metadata.resourceVersion as string;
+    const watch = await onWorker.watch(`${base}?watch=1&resourceVersion=${rv}`);
+    const writer = await connOn(t, ca, '0', spare, t.securePort);
+    assert.equal((await writer.request('POST', base, { metadata: { name: 'from-main' } })).status, 201);
+    await watch.until(() => watch.events.length >= 1, 'the event');
+    assert.deepEqual(watch.events.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED from-main']);
+    watch.close();
+    for (const c of [onWorker, onMain, writer]) c.close();
+  });
+});
