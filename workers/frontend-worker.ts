@@ -22,8 +22,11 @@ import { loadUws } from '../src/frontends/uws-loader.ts';
 import type { Frontend } from '../src/frontends/frontend.ts';
 import type { MessagePort } from 'node:worker_threads';
 
-/** Closes the listeners at once (uWS's native sockets), before the thread ends on an error. */
-let releaseListeners: (() => void) | null = null;
+/** The listeners this thread opened (closed at once, uWS's native sockets first of all, before it ends on an error). */
+const fronts: Frontend[] = [];
+
+/** Thrown out of the start when a stop came first: ends the start quietly. */
+class Stopped extends Error {}
 
 /**
  * A thread that ends with uWS sockets still open takes the process down
@@ -34,7 +37,7 @@ let releaseListeners: (() => void) | null = null;
  */
 process.once('uncaughtException', (err) => {
   try {
-    releaseListeners?.();
+    for (const f of fronts) void f.close(0);
   } finally {
     setTimeout(() => {
       throw err;
@@ -63,7 +66,15 @@ async function main(): Promise<void> {
   let localMetrics: (() => Promise<unknown>) | null = null;
   control.handle('resumeRevisions', async (shard) => ({ body: router?.resumeRevisions(shard as number) ?? {} }));
   control.handle('metricsJson', async () => ({ body: localMetrics === null ? [] : await localMetrics() }));
+  let stopping = false;
+  /** After each step of the start: a stop that came meanwhile closes what exists and ends the start. */
+  const checkStop = async (): Promise<void> => {
+    if (!stopping) return;
+    await closeAll();
+    throw new Stopped();
+  };
   control.handle('stop', async () => {
+    stopping = true;
     await closeAll();
     // With nothing left open, the thread ends on its own once the reply is out.
     setImmediate(() => parentPort?.close());
@@ -81,14 +92,15 @@ async function main(): Promise<void> {
 
   if (process.env[TEST_HOOKS_ENV] === 'fail-start') throw new Error('front-end thread start failure requested by a test');
   const registry = buildRegistry(opts);
-  router = await ClientShardRouter.start({
+  const shards = await ClientShardRouter.start({
     placement: data.placement,
     shardCount: data.shardCount,
     connect: (index) => control.request<MessagePort>('connect', index),
     onError: (err, what) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, what),
   });
-  const shards = router;
+  router = shards;
   cleanups.push(() => shards.close());
+  await checkStop();
   const pipeline = await buildPipeline({
     opts,
     logger,
@@ -104,6 +116,7 @@ async function main(): Promise<void> {
     processMetrics: () => control.request<string>('processMetrics'),
   });
   cleanups.push(() => pipeline.close());
+  await checkStop();
   localMetrics = () => pipeline.metrics.registry.getMetricsAsJSON();
 
   const watchBudget = new WatchBudget({
@@ -116,11 +129,17 @@ async function main(): Promise<void> {
   });
   registerWatchBudgetMetrics(pipeline.metrics.registry, watchBudget);
   const onError = (err: unknown): void => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'front end error');
-  const fronts: Frontend[] = [];
+  // Listeners close first on stop (registered last), each as soon as it exists.
+  const listen = async (front: Promise<Frontend>): Promise<void> => {
+    const f = await front;
+    fronts.push(f);
+    cleanups.push(() => f.close(1000));
+    await checkStop();
+  };
   if (data.securePort !== null) {
     const [cert, key] = await Promise.all([readFile(data.servingCertPath), readFile(data.servingKeyPath)]);
-    fronts.push(
-      await startNodeFrontend({
+    await listen(
+      startNodeFrontend({
         host: opts.bindAddress,
         port: data.securePort,
         reusePort: true,
@@ -136,8 +155,8 @@ async function main(): Promise<void> {
   if (data.uwsPort !== null) {
     const uws = loadUws();
     if (uws === null) throw new Error('uWS is unavailable in this thread');
-    fronts.push(
-      await startUwsFrontend({
+    await listen(
+      startUwsFrontend({
         host: opts.bindAddress,
         port: data.uwsPort,
         tls: { certFile: data.servingCertPath, keyFile: data.servingKeyPath },
@@ -148,16 +167,12 @@ async function main(): Promise<void> {
       }),
     );
   }
-  // Listeners close first on stop (registered last).
-  for (const f of fronts) cleanups.push(() => f.close(1000));
-  releaseListeners = () => {
-    for (const f of fronts) void f.close(0);
-  };
   await control.request('ready');
   logger.debug({ uwsPort: data.uwsPort, securePort: data.securePort }, 'front-end thread is serving');
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof Stopped) return;
   // Thrown out of the thread: the main thread's 'error' event carries it, failing the start.
   setImmediate(() => {
     throw err;
