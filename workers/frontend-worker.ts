@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
 import { TEST_HOOKS_ENV, type FrontendWorkerData } from '../src/server/frontend-threads.ts';
 import { ControlChannel } from '../src/server/control-channel.ts';
-import { createLogger, type LogLevel } from '../src/server/logging.ts';
+import { batchedDestination, createLogger, type LogLevel } from '../src/server/logging.ts';
 import { buildPipeline, buildRegistry } from '../src/server/pipeline.ts';
 import { SharedInflightCounter } from '../src/server/shared-inflight.ts';
 import { ClientShardRouter } from '../shards/client-router.ts';
@@ -50,7 +50,10 @@ async function main(): Promise<void> {
   const data = workerData as FrontendWorkerData;
   const { opts } = data;
   const control = new ControlChannel(parentPort);
-  const logger = createLogger({ level: data.logLevel as LogLevel }).child({ thread: data.thread });
+  const logger = createLogger({
+    level: data.logLevel as LogLevel,
+    destination: batchedDestination((lines) => data.logPort.postMessage(lines)),
+  }).child({ thread: data.thread });
   const cleanups: Array<() => Promise<void> | void> = [];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.splice(0).reverse()) {

@@ -12,11 +12,11 @@
  * revisions when a shard restarts, restarts a worker that dies, and stops
  * them first on close.
  */
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { AggregatorRegistry } from 'prom-client';
 import type { Revision } from '../storage/interface.ts';
 import type { ServerOptions } from './options.ts';
-import type { Logger } from './logging.ts';
+import { logDestinationOf, type Logger } from './logging.ts';
 import type { ShardRouter } from '../../shards/router.ts';
 import { mergeResumeRevisions } from '../../shards/shard-client.ts';
 import { compiled, tsEntryFile } from '../../shards/shard-handle.ts';
@@ -53,10 +53,12 @@ export interface FrontendWorkerData {
   inflight: SharedArrayBuffer;
   /** This thread's part of --watch-max-total-buffered-bytes. */
   watchBudgetBytes: number;
+  /** Where this thread's log lines go (batches of lines; the main thread writes them to its own destination). */
+  logPort: MessagePort;
 }
 
 /** What the main thread gives each worker besides its number and listening ports. */
-export type FrontendThreadsInputs = Omit<FrontendWorkerData, 'entry' | 'thread' | 'uwsPort' | 'securePort' | 'placement' | 'shardCount'>;
+export type FrontendThreadsInputs = Omit<FrontendWorkerData, 'entry' | 'thread' | 'uwsPort' | 'securePort' | 'placement' | 'shardCount' | 'logPort'>;
 
 /** Whether node:http2 servers of several threads can listen on one port (`listen({ reusePort })`). */
 export function nodeReusePortSupported(version = process.versions.node): boolean {
@@ -138,8 +140,16 @@ export class FrontendThreads {
 
   #spawn(slot: Slot): Promise<void> {
     const o = this.#opts;
+    // The worker's log lines come here and go out through this thread's destination: one writer, whole lines.
+    const logs = new MessageChannel();
+    const destination = logDestinationOf(o.logger);
+    logs.port1.on('message', (lines: string[]) => {
+      for (const line of lines) destination.write(line);
+    });
+    logs.port1.unref();
     const data: FrontendWorkerData = {
       ...o.inputs,
+      logPort: logs.port2,
       entry: frontendWorkerFile,
       thread: slot.thread,
       uwsPort: o.uwsPort,
@@ -147,7 +157,7 @@ export class FrontendThreads {
       placement: o.router.placement(),
       shardCount: o.router.shardCount,
     };
-    const worker = new Worker(new URL(compiled ? frontendWorkerFile : tsEntryFile), { workerData: data, execArgv: [] });
+    const worker = new Worker(new URL(compiled ? frontendWorkerFile : tsEntryFile), { workerData: data, transferList: [logs.port2], execArgv: [] });
     const control = new ControlChannel(worker);
     slot.worker = worker;
     slot.control = control;
@@ -177,6 +187,7 @@ export class FrontendThreads {
       });
       worker.on('exit', (code) => {
         control.close(`front-end thread ${slot.thread} exited`);
+        logs.port1.close();
         if (slot.worker === worker) {
           slot.worker = null;
           slot.control = null;
