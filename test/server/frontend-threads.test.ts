@@ -202,6 +202,25 @@ describe('front-end threads (--frontend-threads=2, uWS)', { skip: SKIP_WITHOUT_U
     assert.equal(fromMain.status, 404);
   });
 
+  it('serves the same discovery and OpenAPI bytes on both threads, and a continue token from one works on the other', async () => {
+    const main = conns.get('0')!;
+    const worker = conns.get('1')!;
+    for (const path of ['/api', '/apis', '/api/v1', '/openapi/v2', '/openapi/v3/api/v1', '/version']) {
+      const [a, b] = [await main.request('GET', path), await worker.request('GET', path)];
+      assert.equal(a.status, 200, `${path}: ${a.text.slice(0, 200)}`);
+      assert.equal(b.status, a.status, path);
+      assert.ok(a.raw.equals(b.raw), `${path}: the same bytes from both threads`);
+    }
+    assert.equal((await main.request('POST', '/api/v1/namespaces', { metadata: { name: 'mt-pages' } })).status, 201);
+    const base = '/api/v1/namespaces/mt-pages/configmaps';
+    for (const name of ['p1', 'p2', 'p3']) assert.equal((await main.request('POST', base, { metadata: { name } })).status, 201);
+    const first = JSON.parse((await main.request('GET', `${base}?limit=2`)).text) as { metadata: { continue: string }; items: Array<{ metadata: { name: string } }> };
+    assert.deepEqual(first.items.map((i) => i.metadata.name), ['p1', 'p2']);
+    const next = await worker.request('GET', `${base}?limit=2&continue=${encodeURIComponent(first.metadata.continue)}`);
+    assert.equal(next.status, 200, next.text);
+    assert.deepEqual((JSON.parse(next.text) as { items: Array<{ metadata: { name: string } }> }).items.map((i) => i.metadata.name), ['p3']);
+  });
+
   it('a watch on one thread sees the writes made through the other, both ways', async () => {
     const main = conns.get('0')!;
     const worker = conns.get('1')!;
