@@ -14,8 +14,8 @@ for i in $(seq 1 300); do
   sleep 0.1
 done
 sleep 4
-TOKEN=$(awk -F, 'NR==1{print $1}' $D/tokens.csv 2>/dev/null || true)
-[ -z "$TOKEN" ] && TOKEN=$(ls $D; cat $D/*token* 2>/dev/null | head -1 | cut -d, -f1)
+# The generated admin token: first field of the data dir's tokens.csv.
+TOKEN=$(awk -F, 'NR==1{print $1}' $D/tokens.csv)
 echo '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"h-"},"data":{"v":"'$(head -c 1024 /dev/zero | tr '\0' x)'"}}' > $D/body.json
 snap() { for t in /proc/$PID/task/*; do echo "$(basename $t)-$(cat $t/comm | tr ' ' _) $(awk '{print $14+$15}' $t/stat)"; done | sort; }
 h2load -c 32 -m 1 -t 1 --h1 -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d $D/body.json -D 2 https://127.0.0.1:$UP/api/v1/namespaces/default/configmaps > /dev/null 2>&1
