@@ -28,6 +28,12 @@ export interface ServerOptions {
   etcdPrefix: string;
   etcdCompactionIntervalMs: number;
   shards: number;
+  /**
+   * Threads serving requests (`--frontend-threads`): the main thread and N-1
+   * front-end workers on the same ports (src/server/frontend-threads.ts);
+   * 1 serves from the main thread alone.
+   */
+  frontendThreads: number;
   watchCache: boolean;
   defaultWatchCacheSize: number;
   watchCacheSizes: Map<string, number>;
@@ -171,6 +177,10 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'etcd-prefix': { set: (o, v) => (o.etcdPrefix = v), help: 'key prefix in etcd' },
   'etcd-compaction-interval': { set: (o, v) => (o.etcdCompactionIntervalMs = parseDuration(v)), help: 'interval of storage compaction (0 = never)' },
   shards: { set: (o, v) => (o.shards = int('shards', 1, 256)(v)), help: 'number of watch-cache shards (default: CPU count)' },
+  'frontend-threads': {
+    set: (o, v) => (o.frontendThreads = int('frontend-threads', 1, 256)(v)),
+    help: 'threads serving requests on the same ports, the main one included (default: CPU count; 1 = the main thread alone)',
+  },
   'watch-cache': { set: (o, v) => (o.watchCache = bool('watch-cache')(v)), boolean: true, help: 'enable the watch cache' },
   'default-watch-cache-size': { set: (o, v) => (o.defaultWatchCacheSize = int('default-watch-cache-size', 0, 1 << 24)(v)), help: 'minimum events kept per resource' },
   'watch-cache-sizes': {
@@ -289,6 +299,7 @@ export function defaultOptions(): ServerOptions {
     etcdPrefix: '/registry',
     etcdCompactionIntervalMs: 5 * 60_000,
     shards: Math.max(1, os.availableParallelism()),
+    frontendThreads: Math.max(1, os.availableParallelism()),
     watchCache: true,
     defaultWatchCacheSize: 100,
     watchCacheSizes: new Map(),
