@@ -20,6 +20,7 @@ import { certificatesFromPem } from './pem.ts';
 import { StaticTokenAuthenticator, parseTokenFile } from './token-file.ts';
 import type { TokenAuthenticator } from './token.ts';
 import type { ObjectSource } from './object-source.ts';
+import { createOidcAuthenticator } from './oidc/index.ts';
 
 /** What the authenticators may use of the running server. */
 export interface AuthenticatorDeps {
@@ -47,6 +48,12 @@ export async function buildAuthenticator(opts: ServerOptions, deps: Authenticato
   const tokenFile = parseTokenFile(await readFile(deps.tokenFilePath, 'utf8'), deps.tokenFilePath);
   for (const w of tokenFile.warnings) logger.warn({ file: deps.tokenFilePath }, w);
   tokens.push(new StaticTokenAuthenticator(tokenFile.tokens));
+  // OIDC after service accounts: both verify JWTs, and OIDC may refetch keys on a miss (the original's order).
+  const oidc = await createOidcAuthenticator(opts.oidc, { logger });
+  if (oidc !== undefined) {
+    tokens.push(oidc);
+    closers.push(() => oidc.close());
+  }
   const authenticator = createRequestAuthenticator({
     x509: new X509Authenticator({ clientCA: certificatesFromPem(deps.clientCaPem) }),
     tokens,

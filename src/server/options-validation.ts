@@ -9,6 +9,7 @@ import { AuthorizationConfigError, validateAuthorizationModes } from '../authz/m
 import { admissionPluginProblems } from '../admission/plugin-names.ts';
 import { MAX_TIMER_MS } from './long-timer.ts';
 import { OptionsError, type ServerOptions } from './options.ts';
+import { oidcOptionProblems } from '../authn/oidc/config.ts';
 
 /** Go's rendering of MAX_TIMER_MS, for messages. */
 const MAX_TIMER_TEXT = '596h31m23.647s';
@@ -31,6 +32,7 @@ function timerProblems(o: ServerOptions): string[] {
   fits('watch-cache-retention', o.watchCacheRetentionMs);
   fits('watch-bookmark-interval', o.watchBookmarkIntervalMs, 1);
   fits('continue-token-lifetime', o.continueTokenLifetimeMs);
+  fits('authentication-token-webhook-cache-ttl', o.tokenWebhook.cacheTtlMs);
   return problems;
 }
 
@@ -57,6 +59,8 @@ function fileProblems(o: ServerOptions): string[] {
   check('token-auth-file', o.tokenAuthFile);
   check('service-account-signing-key-file', o.serviceAccountSigningKeyFile);
   for (const f of o.serviceAccountKeyFiles) check('service-account-key-file', f);
+  check('oidc-ca-file', o.oidc.caFile);
+  check('authentication-token-webhook-config-file', o.tokenWebhook.configFile);
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     problems.push('--tls-cert-file and --tls-private-key-file must be given together');
   }
@@ -83,6 +87,7 @@ export function validateOptions(o: ServerOptions): void {
   problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
   problems.push(...timerProblems(o));
   problems.push(...fileProblems(o));
+  problems.push(...oidcOptionProblems(o.oidc));
   for (const url of o.etcdServers) {
     if (!URL.canParse(url)) problems.push(`invalid value ${JSON.stringify(url)} for --etcd-servers: not a URL`);
   }

@@ -1,0 +1,119 @@
+/**
+ * OpenID Connect ID tokens as bearer tokens (spec 5.2), after the
+ * original's oidc authenticator:
+ *
+ * - A token whose (unverified) `iss` is not our issuer is not ours: no
+ *   opinion, so service-account tokens and other JWTs pass on untouched.
+ * - Until the provider has been discovered, tokens for it are rejected
+ *   (`invalid`, 401): never anonymous, and other methods keep working.
+ * - Otherwise signature (provider keys, --oidc-signing-algs), iss, aud
+ *   (--oidc-client-id), exp, nbf, then the user mapping (claims.ts).
+ *
+ * A verified token's user is cached under an HMAC of the token until the
+ * token expires (bounded LRU), so the steady-state cost of a request is one
+ * HMAC and one map lookup; failures are not cached (each costs a signature
+ * check, which needs no network).
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { errors } from 'jose';
+import type { AuthResult } from '../types.ts';
+import type { TokenAuthenticator } from '../token.ts';
+import { TtlLruCache } from '../cache.ts';
+import { checkStandardClaims, parseClaims, untrustedIssuer, userFromClaims, type UserClaimRules } from './claims.ts';
+import { effectiveUsernamePrefix, type OidcOptions } from './config.ts';
+import { ProviderNotReadyError, type OidcProvider } from './provider.ts';
+
+export const METHOD = 'oidc';
+export const DEFAULT_CACHE_ENTRIES = 10_000;
+
+export interface OidcAuthenticatorDeps {
+  readonly provider: OidcProvider;
+  /** The server's own audiences (--api-audiences); a request limited to others is not for OIDC. */
+  readonly apiAudiences?: readonly string[];
+  readonly cacheEntries?: number;
+  readonly now?: () => number;
+}
+
+/** What a caller may add to a token (TokenReview's spec.audiences). */
+export interface TokenContext {
+  readonly audiences?: readonly string[] | undefined;
+}
+
+const NONE: AuthResult = Object.freeze({ kind: 'none' });
+
+/** Fixed texts for jose's failures: their messages are safe, but ours stay stable and short. */
+function verifyFailure(err: unknown): string {
+  if (err instanceof ProviderNotReadyError) return err.message;
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'oidc: verify token: failed to verify signature';
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'oidc: verify token: id token signed with an algorithm not allowed by --oidc-signing-algs';
+  if (err instanceof errors.JWKSNoMatchingKey) return 'oidc: verify token: no signing key of the provider matches the token';
+  if (err instanceof errors.JOSENotSupported) return 'oidc: verify token: unsupported token algorithm or key';
+  if (err instanceof errors.JWSInvalid || err instanceof errors.JWKSInvalid) return 'oidc: verify token: malformed jwt';
+  if (err instanceof errors.JOSEError) return `oidc: verify token: ${err.code}`;
+  return 'oidc: verify token: internal error';
+}
+
+export class OidcTokenAuthenticator implements TokenAuthenticator {
+  readonly name = METHOD;
+  readonly #issuer: string;
+  readonly #clientId: string;
+  readonly #algorithms: readonly string[];
+  readonly #rules: UserClaimRules;
+  readonly #provider: OidcProvider;
+  readonly #apiAudiences: readonly string[];
+  readonly #now: () => number;
+  readonly #cache: TtlLruCache<string, AuthResult>;
+  /** Per-process key: cache keys reveal nothing about tokens even in a heap dump. */
+  readonly #hmacKey = randomBytes(32);
+
+  constructor(options: OidcOptions & { issuerUrl: string; clientId: string }, deps: OidcAuthenticatorDeps) {
+    this.#issuer = options.issuerUrl;
+    this.#clientId = options.clientId;
+    this.#algorithms = [...options.signingAlgs];
+    this.#rules = {
+      usernameClaim: options.usernameClaim,
+      usernamePrefix: effectiveUsernamePrefix(options),
+      groupsClaim: options.groupsClaim,
+      groupsPrefix: options.groupsPrefix,
+      requiredClaims: new Map(options.requiredClaims),
+    };
+    this.#provider = deps.provider;
+    this.#apiAudiences = deps.apiAudiences ?? [];
+    this.#now = deps.now ?? Date.now;
+    this.#cache = new TtlLruCache({ maxEntries: deps.cacheEntries ?? DEFAULT_CACHE_ENTRIES, now: this.#now });
+  }
+
+  authenticateToken(token: string, _signal?: AbortSignal, context?: TokenContext): Promise<AuthResult> | AuthResult {
+    // Audience-agnostic as in the original: a review for some other audience is not ours to answer.
+    const wanted = context?.audiences;
+    if (wanted !== undefined && wanted.length > 0 && !wanted.some((a) => a === this.#clientId || this.#apiAudiences.includes(a))) return NONE;
+    const key = createHmac('sha256', this.#hmacKey).update(token).digest('base64');
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) return cached;
+    if (untrustedIssuer(token) !== this.#issuer) return NONE;
+    return this.#verify(token, key);
+  }
+
+  async #verify(token: string, key: string): Promise<AuthResult> {
+    let payload: Uint8Array;
+    try {
+      payload = await this.#provider.verifySignature(token, this.#algorithms);
+    } catch (err) {
+      return { kind: 'invalid', message: verifyFailure(err) };
+    }
+    const claims = parseClaims(payload);
+    if (claims === undefined) return { kind: 'invalid', message: 'oidc: parse claims: payload is not a JSON object' };
+    const standard = checkStandardClaims(claims, { issuer: this.#issuer, clientId: this.#clientId }, this.#now());
+    if ('error' in standard) return { kind: 'invalid', message: `oidc: verify token: ${standard.error}` };
+    const mapped = userFromClaims(claims, this.#rules);
+    if ('error' in mapped) return { kind: 'invalid', message: `oidc: ${mapped.error}` };
+    const result: AuthResult = Object.freeze({ kind: 'user', user: mapped.user, method: METHOD });
+    this.#cache.set(key, result, standard.expiresAt);
+    return result;
+  }
+
+  close(): void {
+    this.#provider.close();
+    this.#cache.clear();
+  }
+}
