@@ -21,6 +21,7 @@ import { StaticTokenAuthenticator, parseTokenFile } from './token-file.ts';
 import type { TokenAuthenticator } from './token.ts';
 import type { ObjectSource } from './object-source.ts';
 import { createOidcAuthenticator } from './oidc/index.ts';
+import { createTokenWebhookAuthenticator } from './webhook/index.ts';
 
 /** What the authenticators may use of the running server. */
 export interface AuthenticatorDeps {
@@ -53,6 +54,11 @@ export async function buildAuthenticator(opts: ServerOptions, deps: Authenticato
   if (oidc !== undefined) {
     tokens.push(oidc);
     closers.push(() => oidc.close());
+  }
+  const webhook = await createTokenWebhookAuthenticator(opts.tokenWebhook, { logger });
+  if (webhook !== undefined) {
+    tokens.push(webhook);
+    closers.push(() => webhook.close());
   }
   const authenticator = createRequestAuthenticator({
     x509: new X509Authenticator({ clientCA: certificatesFromPem(deps.clientCaPem) }),
