@@ -61,8 +61,8 @@ export function parseTokenReviewResponse(body: unknown, group: string, version: 
   const rawExtra = u['extra'];
   if (rawExtra !== undefined && rawExtra !== null) {
     if (!isObj(rawExtra)) throw new TokenReviewResponseError('status.user.extra must be an object');
-    extra = Object.create(null) as Record<string, readonly string[]>;
-    for (const [k, v] of Object.entries(rawExtra)) extra[k] = strings(v, `status.user.extra[${JSON.stringify(k)}]`);
+    // fromEntries defines own properties: a key named __proto__ stays a key.
+    extra = Object.fromEntries(Object.entries(rawExtra).map(([k, v]) => [k, strings(v, `status.user.extra[${JSON.stringify(k)}]`)]));
   }
   const user: UserInfo = {
     name: username,
