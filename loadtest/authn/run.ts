@@ -10,8 +10,8 @@
  *
  * Each cell: a warm-up, then the median of BENCH_AUTHN_RUNS (3) timed runs
  * of BENCH_AUTHN_SECONDS (5) s at concurrency BENCH_AUTHN_CONCURRENCY (32),
- * token kinds interleaved run by run so drift in the machine's load hits
- * them alike. Also reports how many calls the provider and the webhook saw
+ * token kinds interleaved and their order rotated run by run, so drift in
+ * the machine's load hits them alike. Also reports how many calls the provider and the webhook saw
  * during the timed runs (a cached method makes none).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -94,12 +94,17 @@ async function main(): Promise<number> {
       const clients = {} as Record<Kind, ApiClient>;
       for (const kind of Object.keys(tokens) as Kind[]) {
         clients[kind] = await open(server, front, tokens[kind]);
-        await rate(clients[kind], 1); // warm-up: connections, JIT, the caches
+        await rate(clients[kind], 2); // warm-up: connections, JIT, the caches
       }
       const before = { provider: idp.hits.discovery + idp.hits.jwks, webhook: hook.calls.length };
       const rates: Record<Kind, number[]> = { static: [], oidc: [], webhook: [] };
+      const kinds = Object.keys(tokens) as Kind[];
       for (let run = 0; run < RUNS; run++) {
-        for (const kind of Object.keys(tokens) as Kind[]) rates[kind].push(await rate(clients[kind], SECONDS));
+        // Rotated each run, so no kind always goes first (servers warm up, machines' loads drift).
+        for (let k = 0; k < kinds.length; k++) {
+          const kind = kinds[(k + run) % kinds.length]!;
+          rates[kind].push(await rate(clients[kind], SECONDS));
+        }
       }
       calls.provider += idp.hits.discovery + idp.hits.jwks - before.provider;
       calls.webhook += hook.calls.length - before.webhook;
@@ -112,7 +117,7 @@ async function main(): Promise<number> {
     }
     const table = { headers: ['front end', 'bearer token', 'GETs/s (median)', 'vs static'], rows, alignRight: new Set([2, 3]) };
     const notes = [
-      `GET ${PATH}, concurrency ${CONCURRENCY}, median of ${RUNS} runs of ${SECONDS} s after a 1 s warm-up; kinds interleaved run by run.`,
+      `GET ${PATH}, concurrency ${CONCURRENCY}, median of ${RUNS} runs of ${SECONDS} s after a 2 s warm-up each; kinds interleaved, their order rotated run by run.`,
       `Calls the identity provider saw during the timed runs: ${calls.provider}; the webhook: ${calls.webhook} (cached methods make none).`,
       `Server: ${describeServer()}.`,
       `Machine: ${describeMachine(machine)}.`,
