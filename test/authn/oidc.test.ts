@@ -228,6 +228,20 @@ describe('oidc: tokens from a real provider', () => {
     authn.close();
   });
 
+  it('forgets cached users when the provider withdraws a key', async () => {
+    const { authn } = await build({}, { minKeyRefreshIntervalMs: 0 });
+    const oldKey = idp.current;
+    const old = await idp.sign({ sub: 'before-withdrawal' });
+    assert.equal((await check(authn, old)).kind, 'user');
+    assert.equal((authn.authenticateToken(old) as AuthResult).kind, 'user', 'cached');
+    const fresh = await idp.rotate();
+    idp.withdraw(oldKey);
+    // A token with the new kid makes the provider refetch, and the refetched set lacks the old key.
+    assert.equal((await check(authn, await idp.sign({ sub: 'after' }, { key: fresh }))).kind, 'user');
+    assertInvalid(await check(authn, old), 'no signing key', old);
+    authn.close();
+  });
+
   it('rejects tokens while the provider is unreachable, and recovers in the background', async () => {
     const down = await createTestIdp({ clientId: CLIENT, listen: false });
     try {

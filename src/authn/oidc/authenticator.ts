@@ -12,7 +12,8 @@
  * A verified token's user is cached under an HMAC of the token until the
  * token expires (bounded LRU), so the steady-state cost of a request is one
  * HMAC and one map lookup; failures are not cached (each costs a signature
- * check, which needs no network).
+ * check, which needs no network). The cache is emptied when the provider
+ * withdraws a signing key, so tokens signed with it stop working then.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { errors } from 'jose';
@@ -81,6 +82,7 @@ export class OidcTokenAuthenticator implements TokenAuthenticator {
     this.#apiAudiences = deps.apiAudiences ?? [];
     this.#now = deps.now ?? Date.now;
     this.#cache = new TtlLruCache({ maxEntries: deps.cacheEntries ?? DEFAULT_CACHE_ENTRIES, now: this.#now });
+    this.#provider.onKeysWithdrawn(() => this.#cache.clear());
   }
 
   authenticateToken(token: string, _signal?: AbortSignal, context?: TokenContext): Promise<AuthResult> | AuthResult {

@@ -12,7 +12,8 @@
  *   minKeyRefreshIntervalMs, so a stream of tokens with made-up key ids
  *   cannot turn the server into a load generator against the provider.
  * - The key set is also refetched every keyRefreshIntervalMs, so keys the
- *   provider has withdrawn stop being trusted without a restart.
+ *   provider has withdrawn stop being trusted without a restart; listeners
+ *   (the authenticator's cache of verified tokens) hear of a withdrawal.
  */
 import { compactVerify, createLocalJWKSet, errors, type JSONWebKeySet, type LocalJWKSet } from 'jose';
 import type { JsonGetter } from './https-get.ts';
@@ -67,6 +68,7 @@ export class OidcProvider {
   #closed = false;
   #attempt = 0;
   #starting: Promise<void> | undefined;
+  readonly #onWithdrawn: Array<() => void> = [];
 
   constructor(options: ProviderOptions) {
     this.#o = options;
@@ -129,7 +131,9 @@ export class OidcProvider {
     if (uri === undefined || this.#closed) return Promise.resolve(false);
     this.#refreshing ??= this.#fetchKeys(uri)
       .then((keys) => {
+        const old = this.#keys;
         this.#keys = keys;
+        if (old !== undefined && withdrawn(old, keys)) for (const fn of this.#onWithdrawn) fn();
         return true;
       })
       .catch((err: unknown) => {
@@ -168,12 +172,23 @@ export class OidcProvider {
     }
   }
 
+  /** Calls `fn` whenever a refetched key set lacks a key the previous one had. */
+  onKeysWithdrawn(fn: () => void): void {
+    this.#onWithdrawn.push(fn);
+  }
+
   close(): void {
     this.#closed = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     if (this.#interval !== undefined) clearInterval(this.#interval);
     this.#o.getter.close();
   }
+}
+
+/** Whether `next` lacks any key of `prev` (compared as JWK JSON). */
+function withdrawn(prev: LocalJWKSet, next: LocalJWKSet): boolean {
+  const now = new Set(next.jwks().keys.map((k) => JSON.stringify(k)));
+  return prev.jwks().keys.some((k) => !now.has(JSON.stringify(k)));
 }
 
 /** compactVerify with a key set, trying each candidate when a token without `kid` matches several keys. */

@@ -36,6 +36,8 @@ export interface TestIdp {
   newKey(alg?: string): Promise<SigningKey>;
   /** Publishes a new key and signs with it from now on (the old one stays published). */
   rotate(): Promise<SigningKey>;
+  /** Stops publishing a key. */
+  withdraw(key: SigningKey): void;
   /** A signed token: iss, aud and a 10-minute exp by default, overridden or removed (undefined) by `claims`. */
   sign(claims?: Record<string, unknown>, options?: SignOptions): Promise<string>;
   listen(): Promise<void>;
@@ -91,6 +93,10 @@ export async function createTestIdp(options: { clientId: string; listen?: boolea
       published.push(k);
       idp.current = k;
       return k;
+    },
+    withdraw: (key) => {
+      const i = published.indexOf(key);
+      if (i >= 0) published.splice(i, 1);
     },
     sign: async (claims = {}, o = {}) => {
       const key = o.key ?? idp.current;
