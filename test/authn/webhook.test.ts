@@ -147,6 +147,20 @@ describe('token webhook failures: never a user', () => {
     authn.close();
   });
 
+  it('masks the token when the webhook echoes it back in its reasons', async () => {
+    const warnings: string[] = [];
+    const logger = { warn: (o: object, m: string) => void warnings.push(JSON.stringify(o) + m) };
+    const client = new TokenReviewClient({ connection: conn });
+    const authn = new WebhookTokenAuthenticator({ client, group: GROUP, version: 'v1beta1', cacheTtlMs: 0, logger });
+    hook.answer = () => ({ status: 403, body: { kind: 'Status', message: `token ${TOKEN} is banned` } });
+    assertInvalid(await authn.authenticateToken(TOKEN), '[redacted]');
+    hook.answer = () => reviewAnswer(apiVersion, { authenticated: false, error: `no such token ${TOKEN}` });
+    assertInvalid(await authn.authenticateToken(TOKEN), '[redacted]');
+    assert.equal(warnings.length, 1);
+    assert.ok(!warnings[0]!.includes(TOKEN));
+    authn.close();
+  });
+
   it('gives up at the deadline when the webhook hangs', async () => {
     hook.answer = () => 'hang';
     const { authn } = make('v1beta1', { timeoutMs: 300 });

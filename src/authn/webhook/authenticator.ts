@@ -51,6 +51,10 @@ export interface TokenContext {
   readonly audiences?: readonly string[] | undefined;
 }
 
+function redact(text: string, token: string): string {
+  return token.length >= 8 ? text.split(token).join('[redacted]') : text;
+}
+
 export class WebhookTokenAuthenticator implements TokenAuthenticator {
   readonly name = METHOD;
   readonly #o: WebhookAuthenticatorOptions;
@@ -88,7 +92,8 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     try {
       answer = await this.#o.client.review(tokenReviewRequest(this.#o.group, this.#o.version, token, audiences));
     } catch (err) {
-      const message = err instanceof WebhookCallError ? err.message : 'internal error';
+      // The webhook's own text (a Status message) could echo the token back: mask it before it goes anywhere.
+      const message = redact(err instanceof WebhookCallError ? err.message : 'internal error', token);
       this.#warn(message);
       return { kind: 'invalid', message: `webhook: ${message}` };
     }
@@ -106,7 +111,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
       result =
         outcome.authenticated && outcome.user !== undefined
           ? Object.freeze({ kind: 'user', user: outcome.user, method: METHOD })
-          : { kind: 'invalid', message: outcome.error !== undefined ? `webhook: ${outcome.error}` : 'webhook: token not authenticated' };
+          : { kind: 'invalid', message: outcome.error !== undefined ? `webhook: ${redact(outcome.error, token)}` : 'webhook: token not authenticated' };
     } catch (err) {
       const message = err instanceof TokenReviewResponseError ? err.message : 'internal error';
       this.#warn(message);
