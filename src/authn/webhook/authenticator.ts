@@ -7,15 +7,15 @@
  * - Authenticated: the user (username, uid, groups, extra). Not
  *   authenticated: `invalid` (401). An error, a timeout or an answer that is
  *   not a proper TokenReview is `invalid` too: never anonymous.
- * - Answers of the webhook (yes and no) are cached under an HMAC of token
- *   and audiences for --authentication-token-webhook-cache-ttl (bounded
+ * - Answers of the webhook (yes and no) are cached under a salted hash of
+ *   token and audiences for --authentication-token-webhook-cache-ttl (bounded
  *   LRU); failures to get an answer are not, so an outage heals at once.
  *   Concurrent reviews of one token share one call.
  * - Audiences, as the original: when the request asks for some, they go in
  *   spec.audiences and the answer must cover one of them (status.audiences,
  *   or this server's own audiences when the webhook names none).
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { AuthResult } from '../types.ts';
 import type { TokenAuthenticator } from '../token.ts';
 import { TtlLruCache } from '../cache.ts';
@@ -60,7 +60,8 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
   readonly #o: WebhookAuthenticatorOptions;
   readonly #cache: TtlLruCache<string, AuthResult> | undefined;
   readonly #inflight = new Map<string, Promise<AuthResult>>();
-  readonly #hmacKey = randomBytes(32);
+  /** Per-process salt of the cache keys. */
+  readonly #salt = randomBytes(16).toString('base64');
   readonly #now: () => number;
   #lastWarn = Number.NEGATIVE_INFINITY;
   #suppressed = 0;
@@ -73,9 +74,8 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
 
   authenticateToken(token: string, _signal?: AbortSignal, context?: TokenContext): Promise<AuthResult> | AuthResult {
     const audiences = context?.audiences ?? [];
-    const h = createHmac('sha256', this.#hmacKey).update(token);
-    for (const a of audiences) h.update('\0').update(a);
-    const key = h.digest('base64');
+    // Audiences are part of the key: the same token may be good for one and not another. JSON keeps them apart.
+    const key = hash('sha256', audiences.length === 0 ? `${this.#salt}\0${token}` : `${this.#salt}\0${token}\0${JSON.stringify(audiences)}`, 'base64');
     const cached = this.#cache?.get(key);
     if (cached !== undefined) return cached;
     let pending = this.#inflight.get(key);
