@@ -197,13 +197,13 @@ describe('token webhook audiences', () => {
     let granted: string[] | undefined = ['api'];
     hook.answer = () => reviewAnswer(apiVersion, { authenticated: true, user: { username: 'jane' }, ...(granted ? { audiences: granted } : {}) });
     const { authn } = make('v1', { implicit: ['orch'] });
-    assert.equal((await authn.authenticateToken(TOKEN, undefined, { audiences: ['api', 'other'] })).kind, 'user');
+    assert.deepEqual(await authn.authenticateToken(TOKEN, undefined, ['api', 'other']), { kind: 'user', user: { name: 'jane', groups: [] }, method: 'webhook', audiences: ['api'] });
     assert.deepEqual((hook.calls[0]!.body['spec'] as { audiences: string[] }).audiences, ['api', 'other']);
     granted = ['vault'];
-    assertInvalid(await authn.authenticateToken(`${TOKEN}-2`, undefined, { audiences: ['api'] }), 'requested audiences');
+    assertInvalid(await authn.authenticateToken(`${TOKEN}-2`, undefined, ['api']), 'requested audiences');
     granted = undefined;
-    assert.equal((await authn.authenticateToken(`${TOKEN}-3`, undefined, { audiences: ['orch'] })).kind, 'user', "the server's own audience when none named");
-    assertInvalid(await authn.authenticateToken(`${TOKEN}-4`, undefined, { audiences: ['elsewhere'] }), 'requested audiences');
+    assert.equal((await authn.authenticateToken(`${TOKEN}-3`, undefined, ['orch'])).kind, 'user', "the server's own audience when none named");
+    assertInvalid(await authn.authenticateToken(`${TOKEN}-4`, undefined, ['elsewhere']), 'requested audiences');
     authn.close();
   });
 });

@@ -29,15 +29,8 @@ export const DEFAULT_CACHE_ENTRIES = 10_000;
 
 export interface OidcAuthenticatorDeps {
   readonly provider: OidcProvider;
-  /** The server's own audiences (--api-audiences); a request limited to others is not for OIDC. */
-  readonly apiAudiences?: readonly string[];
   readonly cacheEntries?: number;
   readonly now?: () => number;
-}
-
-/** What a caller may add to a token (TokenReview's spec.audiences). */
-export interface TokenContext {
-  readonly audiences?: readonly string[] | undefined;
 }
 
 const NONE: AuthResult = Object.freeze({ kind: 'none' });
@@ -61,7 +54,6 @@ export class OidcTokenAuthenticator implements TokenAuthenticator {
   readonly #algorithms: readonly string[];
   readonly #rules: UserClaimRules;
   readonly #provider: OidcProvider;
-  readonly #apiAudiences: readonly string[];
   readonly #now: () => number;
   readonly #cache: TtlLruCache<string, AuthResult>;
   /** Per-process salt: cache keys are no token's plain hash, even in a heap dump. */
@@ -79,16 +71,14 @@ export class OidcTokenAuthenticator implements TokenAuthenticator {
       requiredClaims: new Map(options.requiredClaims),
     };
     this.#provider = deps.provider;
-    this.#apiAudiences = deps.apiAudiences ?? [];
     this.#now = deps.now ?? Date.now;
     this.#cache = new TtlLruCache({ maxEntries: deps.cacheEntries ?? DEFAULT_CACHE_ENTRIES, now: this.#now });
     this.#provider.onKeysWithdrawn(() => this.#cache.clear());
   }
 
-  authenticateToken(token: string, _signal?: AbortSignal, context?: TokenContext): Promise<AuthResult> | AuthResult {
-    // Audience-agnostic as in the original: a review for some other audience is not ours to answer.
-    const wanted = context?.audiences;
-    if (wanted !== undefined && wanted.length > 0 && !wanted.some((a) => a === this.#clientId || this.#apiAudiences.includes(a))) return NONE;
+  // Audience-agnostic, as the original wraps it (WrapAudienceAgnosticToken): TokenReview treats an
+  // OIDC user as valid for the API audiences (token-review.ts), so no audiences parameter here.
+  authenticateToken(token: string): Promise<AuthResult> | AuthResult {
     // One-shot hash of salt and token: a keyed digest at half an HMAC's cost (only ever compared for equality).
     const key = hash('sha256', `${this.#salt}\0${token}`, 'base64');
     const cached = this.#cache.get(key);

@@ -15,7 +15,6 @@ export { defaultOidcOptions, oidcOptionProblems, parseRequiredClaim, type OidcOp
 
 export interface OidcBuildDeps {
   readonly logger: ProviderLogger;
-  readonly apiAudiences?: readonly string[];
 }
 
 export async function createOidcAuthenticator(options: OidcOptions, deps: OidcBuildDeps): Promise<OidcTokenAuthenticator | undefined> {
@@ -32,5 +31,5 @@ export async function createOidcAuthenticator(options: OidcOptions, deps: OidcBu
   if (ca === undefined) deps.logger.info({}, "oidc: no --oidc-ca-file given, the host's root CAs verify the provider");
   const provider = new OidcProvider({ issuerUrl: options.issuerUrl, getter: new JsonGetter({ ca }), logger: deps.logger });
   void provider.start();
-  return new OidcTokenAuthenticator(options, { provider, ...(deps.apiAudiences !== undefined ? { apiAudiences: deps.apiAudiences } : {}) });
+  return new OidcTokenAuthenticator(options, { provider });
 }

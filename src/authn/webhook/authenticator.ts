@@ -46,17 +46,14 @@ export interface WebhookAuthenticatorOptions {
   readonly now?: () => number;
 }
 
-/** What a caller may add to a token (TokenReview's spec.audiences). */
-export interface TokenContext {
-  readonly audiences?: readonly string[] | undefined;
-}
-
 function redact(text: string, token: string): string {
   return token.length >= 8 ? text.split(token).join('[redacted]') : text;
 }
 
 export class WebhookTokenAuthenticator implements TokenAuthenticator {
   readonly name = METHOD;
+  /** The webhook judges audiences itself (TokenReview passes them; token-review.ts). */
+  readonly audienceAware = true;
   readonly #o: WebhookAuthenticatorOptions;
   readonly #cache: TtlLruCache<string, AuthResult> | undefined;
   readonly #inflight = new Map<string, Promise<AuthResult>>();
@@ -72,8 +69,8 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     this.#cache = options.cacheTtlMs > 0 ? new TtlLruCache({ maxEntries: options.cacheEntries ?? DEFAULT_CACHE_ENTRIES, now: this.#now }) : undefined;
   }
 
-  authenticateToken(token: string, _signal?: AbortSignal, context?: TokenContext): Promise<AuthResult> | AuthResult {
-    const audiences = context?.audiences ?? [];
+  authenticateToken(token: string, _signal?: AbortSignal, wanted?: readonly string[]): Promise<AuthResult> | AuthResult {
+    const audiences = wanted ?? [];
     // Audiences are part of the key: the same token may be good for one and not another. JSON keeps them apart.
     const key = hash('sha256', audiences.length === 0 ? `${this.#salt}\0${token}` : `${this.#salt}\0${token}\0${JSON.stringify(audiences)}`, 'base64');
     const cached = this.#cache?.get(key);
@@ -100,9 +97,11 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     let result: AuthResult;
     try {
       const outcome = parseTokenReviewResponse(answer, this.#o.group, this.#o.version);
+      let valid: string[] | undefined;
       if (audiences.length > 0) {
         const got = outcome.audiences.length > 0 ? outcome.audiences : (this.#o.implicitAudiences ?? []);
-        if (!audiences.some((a) => got.includes(a))) {
+        valid = audiences.filter((a, i) => got.includes(a) && audiences.indexOf(a) === i);
+        if (valid.length === 0) {
           result = { kind: 'invalid', message: 'webhook: token not valid for the requested audiences' };
           this.#store(key, result);
           return result;
@@ -110,7 +109,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
       }
       result =
         outcome.authenticated && outcome.user !== undefined
-          ? Object.freeze({ kind: 'user', user: outcome.user, method: METHOD })
+          ? Object.freeze({ kind: 'user', user: outcome.user, method: METHOD, ...(valid !== undefined ? { audiences: valid } : {}) })
           : { kind: 'invalid', message: outcome.error !== undefined ? `webhook: ${redact(outcome.error, token)}` : 'webhook: token not authenticated' };
     } catch (err) {
       const message = err instanceof TokenReviewResponseError ? err.message : 'internal error';
