@@ -8,6 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer, type RequestAuth } from '../support/test-server.ts';
+import { apiGroup } from '../../src/naming/index.ts';
 import { SKIP_WITHOUT_UWS } from '../support/uws-toggle.ts';
 import { createTestIdp, type TestIdp } from './support/idp.ts';
 import { captureLogs, secretPartsOf, type LogCapture } from './support/log-capture.ts';
@@ -114,6 +115,22 @@ describe('oidc end to end: keys and cache', () => {
     assert.equal(idp.hits.jwks, jwks + 1);
     assert.equal((await get(await idp.sign({ tenant: 'blue', sub: 'carol' }), false)).status, 403);
     assert.equal(idp.hits.jwks, jwks + 1);
+  });
+
+  it('TokenReview answers for OIDC tokens through the same authenticator', async () => {
+    const review = async (token: string): Promise<Record<string, unknown>> => {
+      sent.push(token);
+      const group = apiGroup('authentication');
+      const r = await srv.request('POST', `/apis/${group}/v1/tokenreviews`, { apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token } });
+      assert.equal(r.status, 201, r.body);
+      return r.json<{ status: Record<string, unknown> }>().status;
+    };
+    const good = await review(await idp.sign({ tenant: 'blue', groups: ['masters'] }));
+    assert.equal(good['authenticated'], true);
+    assert.deepEqual(good['user'], { username: `${idp.issuer}#alice`, groups: ['system:masters', 'system:authenticated'] });
+    const expired = await review(await idp.sign({ tenant: 'blue', exp: Math.floor(Date.now() / 1000) - 60 }));
+    assert.equal(expired['authenticated'], false);
+    assert.match(String(expired['error']), /token is expired/);
   });
 
   it('nothing of any token sent is in the server log, though the rejections are', async () => {

@@ -37,6 +37,7 @@ before(async () => {
     const apiVersion = String(review['apiVersion']);
     const t = (review['spec'] as { token: string }).token;
     if (t.startsWith('admin-')) return reviewAnswer(apiVersion, { authenticated: true, user: { username: 'wh-admin', groups: ['system:masters'] } });
+    if (t.startsWith('aud-')) return reviewAnswer(apiVersion, { authenticated: true, user: { username: 'wh-aud' }, audiences: ['vault'] });
     if (t.startsWith('user-')) return reviewAnswer(apiVersion, { authenticated: true, user: { username: 'wh-user', uid: 'u1', groups: ['dev'] } });
     if (t.startsWith('fail500-')) return { status: 500, body: { kind: 'Status', message: 'down' } };
     if (t.startsWith('fail403-')) return { status: 403, body: 'forbidden' };
@@ -121,6 +122,18 @@ describe('token webhook end to end: cache and outages', () => {
     const before = hook.calls.length;
     assert.equal((await beta.request('GET', PATH, undefined, { as: { token: t } })).status, 401);
     assert.equal(hook.calls.length, before + 5, 'five attempts with backoff');
+  });
+
+  it('TokenReview passes audiences to the webhook and reports the ones it granted', async () => {
+    const before = hook.calls.length;
+    const t = token('aud');
+    const r = await beta.request('POST', `/apis/${GROUP}/v1/tokenreviews`, { apiVersion: `${GROUP}/v1`, kind: 'TokenReview', spec: { token: t, audiences: ['vault', 'other'] } });
+    assert.equal(r.status, 201, r.body);
+    const status = r.json<{ status: Record<string, unknown> }>().status;
+    assert.equal(status['authenticated'], true);
+    assert.deepEqual(status['audiences'], ['vault']);
+    assert.equal((status['user'] as { username: string }).username, 'wh-aud');
+    assert.deepEqual((hook.calls[before]!.body['spec'] as { audiences: string[] }).audiences, ['vault', 'other']);
   });
 
   it('nothing of any token sent is in the server log, though the rejections are', async () => {
