@@ -37,6 +37,16 @@ export interface ServerOptions {
   tokenAuthFile: string | undefined;
   anonymousAuth: boolean;
   authorizationMode: string[];
+  /** `--authorization-policy-file`: the ABAC policy (one JSON per line). */
+  authorizationPolicyFile: string | undefined;
+  /** `--authorization-webhook-config-file`: kubeconfig of the authorization webhook. */
+  authorizationWebhookConfigFile: string | undefined;
+  /** `--authorization-webhook-version`: v1beta1 (default) or v1. */
+  authorizationWebhookVersion: string;
+  /** `--authorization-webhook-cache-authorized-ttl` (5m0s). */
+  authorizationWebhookCacheAuthorizedTtlMs: number;
+  /** `--authorization-webhook-cache-unauthorized-ttl` (30s). */
+  authorizationWebhookCacheUnauthorizedTtlMs: number;
   tlsCertFile: string | undefined;
   tlsPrivateKeyFile: string | undefined;
   serviceAccountKeyFiles: string[];
@@ -183,6 +193,11 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'token-auth-file': { set: (o, v) => (o.tokenAuthFile = v), help: 'static token file (CSV: token,user,uid,"g1,g2")' },
   'anonymous-auth': { set: (o, v) => (o.anonymousAuth = bool('anonymous-auth')(v)), boolean: true, help: 'allow anonymous requests' },
   'authorization-mode': { set: (o, v) => (o.authorizationMode = list(v)), help: 'ordered authorization modules' },
+  'authorization-policy-file': { set: (o, v) => (o.authorizationPolicyFile = v), help: 'ABAC policy file (one JSON policy per line); needs --authorization-mode=ABAC' },
+  'authorization-webhook-config-file': { set: (o, v) => (o.authorizationWebhookConfigFile = v), help: 'kubeconfig of the authorization webhook; needs --authorization-mode=Webhook' },
+  'authorization-webhook-version': { set: (o, v) => (o.authorizationWebhookVersion = v), help: 'SubjectAccessReview version sent to the webhook: v1beta1 or v1' },
+  'authorization-webhook-cache-authorized-ttl': { set: (o, v) => (o.authorizationWebhookCacheAuthorizedTtlMs = parseDuration(v)), help: 'how long allowed webhook answers are cached' },
+  'authorization-webhook-cache-unauthorized-ttl': { set: (o, v) => (o.authorizationWebhookCacheUnauthorizedTtlMs = parseDuration(v)), help: 'how long other webhook answers are cached' },
   'tls-cert-file': { set: (o, v) => (o.tlsCertFile = v), help: 'serving certificate (default: generated in the data dir)' },
   'tls-private-key-file': { set: (o, v) => (o.tlsPrivateKeyFile = v), help: 'serving key' },
   'service-account-key-file': { set: (o, v) => o.serviceAccountKeyFiles.push(v), help: 'service-account verification key (repeatable)' },
@@ -315,6 +330,11 @@ export function defaultOptions(): ServerOptions {
     tokenAuthFile: undefined,
     anonymousAuth: true,
     authorizationMode: ['AlwaysAllow'],
+    authorizationPolicyFile: undefined,
+    authorizationWebhookConfigFile: undefined,
+    authorizationWebhookVersion: 'v1beta1',
+    authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
+    authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
     tlsCertFile: undefined,
     tlsPrivateKeyFile: undefined,
     serviceAccountKeyFiles: [],

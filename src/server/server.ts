@@ -40,7 +40,8 @@ import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/servic
 import { buildAuthenticator } from '../authn/build.ts';
 import { TokenReviewSlot, tokenReviewTypes } from '../registry/reviews/token-review.ts';
 import { WatchCacheObjectSource, type ObjectSource } from '../authn/object-source.ts';
-import { buildAuthorizer } from '../authz/mode.ts';
+import { buildServerAuthorization } from '../authz/build.ts';
+import { AccessReviewer, bindAccessReviews } from '../registry/access-reviews/index.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
 import { loadUws } from '../frontends/uws-loader.ts';
@@ -110,9 +111,11 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const tokenFilePath = opts.tokenAuthFile ?? files.tokenFilePath;
 
     // Types, shards and storage.
-    // TokenReview answers through the token authenticators, built further down.
+    // TokenReview answers through the token authenticators, built further down; access reviews ask the
+    // authorizer chain, also built later (its Node graph watches the store).
     const tokenReviews = new TokenReviewSlot();
-    const registry = new ResourceRegistry([...builtinResourceTypes, ...tokenReviewTypes(tokenReviews)], {
+    const reviewer = new AccessReviewer();
+    const registry = new ResourceRegistry([...bindAccessReviews(builtinResourceTypes, reviewer), ...tokenReviewTypes(tokenReviews)], {
       defaultWatchCacheSize: opts.defaultWatchCacheSize,
       watchCacheSizes: opts.watchCacheSizes,
       isEnabled: (group, version) => runtimeEnabled(opts.runtimeConfig, group, version),
@@ -216,7 +219,10 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     cleanups.push(() => authn.close());
     const authenticator = authn.authenticator;
     tokenReviews.bind(authn.tokenReviewer);
-    const authorizer = buildAuthorizer(opts.authorizationMode);
+    const authz = await buildServerAuthorization(opts, { store: genericStore, registry, logger });
+    cleanups.push(() => authz.close());
+    const authorizer = authz.authorizer;
+    reviewer.bind(authz.authorizer, authz.rules);
 
     // Endpoints and the chain.
     const resources = createResourceHandler({
