@@ -10,6 +10,7 @@ import { authorizationOptionProblems, plannedModeFactories } from '../authz/buil
 import { admissionPluginProblems } from '../admission/plugin-names.ts';
 import { MAX_TIMER_MS } from './long-timer.ts';
 import { OptionsError, type ServerOptions } from './options.ts';
+import { oidcOptionProblems } from '../authn/oidc/config.ts';
 
 /** Go's rendering of MAX_TIMER_MS, for messages. */
 const MAX_TIMER_TEXT = '596h31m23.647s';
@@ -32,6 +33,7 @@ function timerProblems(o: ServerOptions): string[] {
   fits('watch-cache-retention', o.watchCacheRetentionMs);
   fits('watch-bookmark-interval', o.watchBookmarkIntervalMs, 1);
   fits('continue-token-lifetime', o.continueTokenLifetimeMs);
+  fits('authentication-token-webhook-cache-ttl', o.tokenWebhook.cacheTtlMs);
   return problems;
 }
 
@@ -64,6 +66,8 @@ function fileProblems(o: ServerOptions): string[] {
   if (o.requestheaderClientCaFile !== undefined && o.requestheaderUsernameHeaders.length === 0) {
     problems.push('--requestheader-username-headers must name at least one header when --requestheader-client-ca-file is set');
   }
+  check('oidc-ca-file', o.oidc.caFile);
+  check('authentication-token-webhook-config-file', o.tokenWebhook.configFile);
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     problems.push('--tls-cert-file and --tls-private-key-file must be given together');
   }
@@ -91,6 +95,7 @@ export function validateOptions(o: ServerOptions): void {
   problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
   problems.push(...timerProblems(o));
   problems.push(...fileProblems(o));
+  problems.push(...oidcOptionProblems(o.oidc));
   for (const url of o.etcdServers) {
     if (!URL.canParse(url)) problems.push(`invalid value ${JSON.stringify(url)} for --etcd-servers: not a URL`);
   }

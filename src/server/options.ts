@@ -13,6 +13,8 @@ import {
   parseServiceClusterIPRanges,
   parseServiceNodePortRange,
 } from '../registry/service-allocation/config.ts';
+import { defaultOidcOptions, OIDC_SIGNING_ALGS, parseRequiredClaim, type OidcOptions } from '../authn/oidc/config.ts';
+import { defaultTokenWebhookOptions, isTokenWebhookVersion, TOKEN_WEBHOOK_VERSIONS, type TokenWebhookOptions } from '../authn/webhook/config.ts';
 
 export interface ServerOptions {
   securePort: number;
@@ -101,6 +103,10 @@ export interface ServerOptions {
   requestheaderGroupHeaders: string[];
   /** `--requestheader-extra-headers-prefix`. */
   requestheaderExtraHeadersPrefix: string[];
+  /** The --oidc-* flags (src/authn/oidc/config.ts). */
+  oidc: OidcOptions;
+  /** The --authentication-token-webhook-* flags (src/authn/webhook/config.ts). */
+  tokenWebhook: TokenWebhookOptions;
 }
 
 export class OptionsError extends Error {}
@@ -284,6 +290,34 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'requestheader-username-headers': { set: (o, v) => o.requestheaderUsernameHeaders.push(...list(v)), help: 'request headers to read the user name from, first with a value wins (X-Remote-User suggested)' },
   'requestheader-group-headers': { set: (o, v) => o.requestheaderGroupHeaders.push(...list(v)), help: 'request headers whose values are groups (X-Remote-Group suggested)' },
   'requestheader-extra-headers-prefix': { set: (o, v) => o.requestheaderExtraHeadersPrefix.push(...list(v)), help: 'request header prefixes of extra user fields (X-Remote-Extra- suggested)' },
+  'oidc-issuer-url': { set: (o, v) => (o.oidc.issuerUrl = v), help: 'URL of the OpenID issuer (https only); with --oidc-client-id, ID tokens are accepted as bearer tokens' },
+  'oidc-client-id': { set: (o, v) => (o.oidc.clientId = v), help: 'client id ID tokens must be issued to (their aud); required with --oidc-issuer-url' },
+  'oidc-ca-file': { set: (o, v) => (o.oidc.caFile = v), help: "CA bundle that verifies the provider's certificate (default: the host's root CAs)" },
+  'oidc-username-claim': { set: (o, v) => (o.oidc.usernameClaim = v), help: "claim used as the user name (default sub); claims other than email are prefixed with '<issuer>#' unless --oidc-username-prefix is set" },
+  'oidc-username-prefix': { set: (o, v) => (o.oidc.usernamePrefix = v), help: "prefix of user names from OIDC ('-' for none)" },
+  'oidc-groups-claim': { set: (o, v) => (o.oidc.groupsClaim = v), help: 'claim holding the groups (a string or a list of strings)' },
+  'oidc-groups-prefix': { set: (o, v) => (o.oidc.groupsPrefix = v), help: 'prefix of group names from OIDC' },
+  'oidc-signing-algs': { set: (o, v) => (o.oidc.signingAlgs = list(v)), help: `allowed JOSE signing algorithms, comma-separated (default RS256; of ${OIDC_SIGNING_ALGS.join(', ')})` },
+  'oidc-required-claim': {
+    set: (o, v) => {
+      try {
+        const [key, value] = parseRequiredClaim(v);
+        o.oidc.requiredClaims.set(key, value);
+      } catch (err) {
+        throw new OptionsError((err as Error).message);
+      }
+    },
+    help: 'key=value a token must carry (repeatable)',
+  },
+  'authentication-token-webhook-config-file': { set: (o, v) => (o.tokenWebhook.configFile = v), help: 'kubeconfig of the token authentication webhook (server, certificate-authority, client certificate and key)' },
+  'authentication-token-webhook-cache-ttl': { set: (o, v) => (o.tokenWebhook.cacheTtlMs = parseDuration(v)), help: 'how long webhook answers are cached (default 2m0s)' },
+  'authentication-token-webhook-version': {
+    set: (o, v) => {
+      if (!isTokenWebhookVersion(v)) throw new OptionsError(`invalid value ${JSON.stringify(v)} for --authentication-token-webhook-version: must be one of ${TOKEN_WEBHOOK_VERSIONS.join(', ')}`);
+      o.tokenWebhook.version = v;
+    },
+    help: 'TokenReview version sent to and expected from the webhook: v1beta1 (default) or v1',
+  },
 };
 
 export function defaultOptions(): ServerOptions {
@@ -344,6 +378,8 @@ export function defaultOptions(): ServerOptions {
     requestheaderUsernameHeaders: [],
     requestheaderGroupHeaders: [],
     requestheaderExtraHeadersPrefix: [],
+    oidc: defaultOidcOptions(),
+    tokenWebhook: defaultTokenWebhookOptions(),
   };
 }
 
