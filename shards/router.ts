@@ -9,14 +9,15 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import type { Revision } from '../src/storage/interface.ts';
 import type { StoreConfig, StoreOpenNote } from '../src/storage/config.ts';
 import type { StoreHostResult, StoreHostTask } from '../workers/store-host-worker.ts';
 import { shardFor } from './hash.ts';
 import { Compactor } from '../src/storage/compactor.ts';
 import { ShardHandle, WORKER_RESOURCE_LIMITS, compiled, workerEntry, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
+import { RoutedCalls, type ShardEndpoint } from './shard-access.ts';
 import type { ShardRuntimeOptions } from './shard-runtime.ts';
-import type { Filter, ListEncoding, ListReply, ObjectBytes, ReadMode, ResourceSpec, ShardStats } from './protocol.ts';
+import type { Filter, ReadMode, ResourceSpec } from './protocol.ts';
+import type { Revision } from '../src/storage/interface.ts';
 
 export const storeHostWorkerFile = new URL(`../workers/store-host-worker.${compiled ? 'js' : 'ts'}`, import.meta.url).href;
 
@@ -36,7 +37,7 @@ export interface ShardRouterOptions {
   onError?: ((err: unknown, what: string) => void) | undefined;
 }
 
-export class ShardRouter {
+export class ShardRouter extends RoutedCalls {
   readonly #shards: ShardHandle[];
   readonly #placement = new Map<string, ShardHandle>();
   readonly #storeHost: Piscina | null;
@@ -44,6 +45,7 @@ export class ShardRouter {
   #storeOpenNotes: readonly StoreOpenNote[] = [];
 
   private constructor(shards: ShardHandle[], placement: Map<string, ShardHandle>, storeHost: Piscina | null) {
+    super();
     this.#shards = shards;
     this.#placement = placement;
     this.#storeHost = storeHost;
@@ -79,17 +81,28 @@ export class ShardRouter {
         return ch.port2;
       };
     }
+    // The handles ask the router, once it exists, for the front-end threads' watch revisions.
+    let routerRef: ShardRouter | undefined;
     const bySlot: ResourceSpec[][] = Array.from({ length: count }, () => []);
     for (const spec of opts.resources) bySlot[shardFor(spec.groupResource, count)]!.push(spec);
     const shards = bySlot.map(
       (resources, index) =>
-        new ShardHandle({ index, resources, store: opts.store, connectStore, runtime: opts.runtime ?? {}, onError: opts.onError }),
+        new ShardHandle({
+          index,
+          resources,
+          store: opts.store,
+          connectStore,
+          runtime: opts.runtime ?? {},
+          onError: opts.onError,
+          otherClientsResumeRevisions: (shard) => routerRef?.otherClientsResumeRevisions?.(shard) ?? Promise.resolve({}),
+        }),
     );
     const placement = new Map<string, ShardHandle>();
     for (const shard of shards) {
       for (const spec of bySlot[shard.index]!) placement.set(spec.groupResource, shard);
     }
     const router = new ShardRouter(shards, placement, storeHost);
+    routerRef = router;
     router.#storeOpenNotes = storeOpenNotes;
     if (opts.store.backend === 'etcd3' && opts.compactionIntervalMs !== undefined && opts.compactionIntervalMs > 0) {
       const { EtcdStore } = await import('../src/storage/etcd/index.ts');
@@ -110,8 +123,32 @@ export class ShardRouter {
     return router;
   }
 
-  get shardCount(): number {
-    return this.#shards.length;
+  /**
+   * Where the front-end threads' watchers on a shard stand (set by their
+   * manager): a restarted shard loads its caches far enough back for them.
+   */
+  otherClientsResumeRevisions: ((shard: number) => Promise<Record<string, Revision>>) | undefined;
+
+  protected endpointOf(groupResource: string): ShardEndpoint {
+    return this.shardOf(groupResource);
+  }
+
+  protected endpoints(): readonly ShardEndpoint[] {
+    return this.#shards;
+  }
+
+  /** Which shard serves each `<group>/<resource>` (front-end threads route by the same table). */
+  placement(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [groupResource, shard] of this.#placement) out[groupResource] = shard.index;
+    return out;
+  }
+
+  /** Hands `port` to shard `index` as one more client (a front-end thread's channel). */
+  connectClient(index: number, port: MessagePort): Promise<void> {
+    const shard = this.#shards[index];
+    if (shard === undefined) return Promise.reject(new Error(`no shard ${index}`));
+    return shard.connectClient(port);
   }
 
   shard(index: number): ShardHandle {
@@ -122,64 +159,6 @@ export class ShardRouter {
     const s = this.#placement.get(groupResource);
     if (s === undefined) throw new Error(`no shard serves ${groupResource}`);
     return s;
-  }
-
-  /** Told the duration of every storage call (for apiserver_storage_request_duration_seconds). */
-  observe: ((operation: string, resource: string, seconds: number) => void) | undefined;
-
-  #timed<T>(operation: string, resource: string, p: Promise<T>): Promise<T> {
-    const observe = this.observe;
-    if (observe === undefined) return p;
-    const started = performance.now();
-    const done = (): void => observe(operation, resource, (performance.now() - started) / 1000);
-    p.then(done, done);
-    return p;
-  }
-
-  get(resource: string, key: string, read: ReadMode): Promise<{ object: ObjectBytes | null; revision: Revision }> {
-    return this.#timed('get', resource, this.shardOf(resource).call({ op: 'get', resource, key, read }));
-  }
-
-  list(
-    resource: string,
-    read: ReadMode,
-    filter: Filter,
-    page: { startKey?: string | undefined; limit?: number | undefined; encoding?: ListEncoding | undefined; remainingFromStart?: number | undefined } = {},
-  ): Promise<ListReply> {
-    return this.#timed(
-      'list',
-      resource,
-      this.shardOf(resource).call({
-        op: 'list',
-        resource,
-        read,
-        filter,
-        startKey: page.startKey,
-        limit: page.limit,
-        encoding: page.encoding,
-        remainingFromStart: page.remainingFromStart,
-      }),
-    );
-  }
-
-  create(resource: string, key: string, value: Uint8Array): Promise<ObjectBytes> {
-    return this.#timed('create', resource, this.shardOf(resource).call({ op: 'create', resource, key, value }));
-  }
-
-  update(resource: string, key: string, value: Uint8Array, expectedRevision: Revision): Promise<ObjectBytes> {
-    return this.#timed('update', resource, this.shardOf(resource).call({ op: 'update', resource, key, value, expectedRevision }));
-  }
-
-  delete(resource: string, key: string, expectedRevision?: Revision): Promise<ObjectBytes> {
-    return this.#timed('delete', resource, this.shardOf(resource).call({ op: 'delete', resource, key, expectedRevision }));
-  }
-
-  watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {
-    return this.shardOf(req.resource).watch(req, sink);
-  }
-
-  async stats(): Promise<ShardStats[]> {
-    return Promise.all(this.#shards.map((s) => s.call<ShardStats>({ op: 'stats' })));
   }
 
   async close(): Promise<void> {

@@ -1,18 +1,21 @@
 /**
  * ShardHandle is the main thread's side of one shard: a Piscina pool of one
- * thread, and a MessageChannel carrying batched requests, replies and watch
- * frames. It keeps each watcher's last revision so that, when the shard
- * thread is restarted (or dies), every watcher resumes exactly after the last
- * event it got, or ends with a clear 410 if that history is gone.
+ * thread, and the main thread's ShardClient (a MessageChannel carrying
+ * batched requests, replies and watch frames; each watcher resumes after its
+ * last revision when the thread is restarted or dies). Front-end worker
+ * threads get channels of their own to the same thread (connectClient);
+ * a restart loads the caches far enough back for their watchers too.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Revision } from '../src/storage/interface.ts';
 import type { StoreConfig } from '../src/storage/config.ts';
 import type { ShardRuntimeOptions } from './shard-runtime.ts';
-import type { ShardInitTask } from '../workers/shard-worker.ts';
-import { BatchedPort } from './batched-port.ts';
-import type { ReplyValue, ResourceSpec, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
+import type { ShardAttachTask, ShardInitTask } from '../workers/shard-worker.ts';
+import type { ReplyValue, ResourceSpec } from './protocol.ts';
+import { ShardClient, mergeResumeRevisions, type ShardCall, type WatchRequestBody, type WatchSink } from './shard-client.ts';
+
+export { ShardCallError, type WatchRequestBody, type WatchSink } from './shard-client.ts';
 
 /**
  * V8 limits of the shard and store-host threads. A smaller young generation
@@ -37,32 +40,6 @@ export function workerEntry(entry: string): { filename: string; workerData: { en
   return compiled ? { filename: entry, workerData: { entry }, execArgv: [] } : { filename: tsEntryFile, workerData: { entry }, execArgv: [] };
 }
 
-/** Receives one watcher's output on the main thread. */
-export interface WatchSink {
-  /** Frames in the watcher's encoding, in order. */
-  onFrames(frames: Uint8Array, revision: Revision): void;
-  /** The watch ended (410 Compacted, store gone, bad selector, ...). Nothing follows. */
-  onEnd(error: ShardError): void;
-}
-
-export type WatchRequestBody = Omit<Extract<ShardRequest, { op: 'watch' }>, 'op' | 'watchId'>;
-
-export class ShardCallError extends Error {
-  constructor(readonly error: ShardError) {
-    super(error.message);
-  }
-}
-
-interface Watcher {
-  req: WatchRequestBody;
-  sink: WatchSink;
-  /** Revision the watcher is current up to; null until its first frames. */
-  lastRevision: Revision | null;
-}
-
-type RequestBody = Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' }>;
-type WithoutId<T> = T extends { id: number } ? Omit<T, 'id'> : never;
-
 export interface ShardHandleOptions {
   index: number;
   resources: ResourceSpec[];
@@ -77,25 +54,28 @@ export interface ShardHandleOptions {
    * failed (retried), a watch sink that threw (that watcher is ended).
    */
   onError?: ((err: unknown, what: string) => void) | undefined;
+  /**
+   * Where the watchers of the other clients (front-end threads) stand, per
+   * resource: a restart loads the caches as of the oldest so they resume too.
+   */
+  otherClientsResumeRevisions?: ((shard: number) => Promise<Record<string, Revision>>) | undefined;
 }
 
 export class ShardHandle {
   readonly index: number;
   readonly #opts: ShardHandleOptions;
+  readonly #client: ShardClient;
   #pool: Piscina | null = null;
-  #port: BatchedPort<ShardRequest, ShardMessage> | null = null;
-  #pending = new Map<number, { resolve: (v: ReplyValue) => void; reject: (e: Error) => void }>();
-  #watchers = new Map<number, Watcher>();
-  #nextId = 1;
   #starting: Promise<void> | null = null;
   #closed = false;
-  /** Requests queued while the shard (re)starts. */
-  #backlog: ShardRequest[] = [];
+  /** connectClient calls waiting for the thread to be up. */
+  #upWaiters: Array<() => void> = [];
   restarts = 0;
 
   constructor(opts: ShardHandleOptions) {
     this.index = opts.index;
     this.#opts = opts;
+    this.#client = new ShardClient({ index: opts.index, onLost: () => this.#onShardLost(), onError: opts.onError });
   }
 
   /** Starts the shard thread and waits until its caches are loaded. */
@@ -113,11 +93,11 @@ export class ShardHandle {
       maxThreads: 1,
       idleTimeout: Number.MAX_SAFE_INTEGER,
       atomics: 'disabled',
-        resourceLimits: WORKER_RESOURCE_LIMITS,
+      resourceLimits: WORKER_RESOURCE_LIMITS,
       concurrentTasksPerWorker: 4,
     });
     // A dying thread makes the pool emit 'error'; unheard, that would end the
-    // process. The port's close (below) restarts the shard.
+    // process. The port's close (ShardClient) restarts the shard.
     pool.on('error', (err: unknown) => this.#opts.onError?.(err, `shard ${this.index} thread failed`));
     this.#pool = pool; // set at once so a failed boot's thread is destroyed by the next restart or close
     const channel = new MessageChannel();
@@ -133,134 +113,55 @@ export class ShardHandle {
       loadAt,
     };
     const transfer: MessagePort[] = storePort ? [channel.port2, storePort] : [channel.port2];
-    const port = new BatchedPort<ShardRequest, ShardMessage>(channel.port1, (msgs) => this.#onMessages(msgs));
-    channel.port1.on('close', () => {
-      if (this.#port === port) this.#onShardLost();
-    });
     await pool.run(task, { transferList: transfer });
-    this.#port = port;
     // Watchers registered before or during the boot (re)attach now, then queued requests go out.
-    for (const [watchId, w] of this.#watchers) this.#sendWatch(watchId, w);
-    const backlog = this.#backlog;
-    this.#backlog = [];
-    for (const req of backlog) port.send(req);
-  }
-
-  #send(req: ShardRequest): void {
-    if (this.#port !== null) this.#port.send(req);
-    else this.#backlog.push(req);
-  }
-
-  #onMessages(msgs: ShardMessage[]): void {
-    for (const m of msgs) {
-      switch (m.t) {
-        case 'ok':
-        case 'err': {
-          const p = this.#pending.get(m.id);
-          if (p === undefined) break;
-          this.#pending.delete(m.id);
-          if (m.t === 'ok') p.resolve(m.value);
-          else p.reject(new ShardCallError(m.error));
-          break;
-        }
-        case 'frames':
-          for (const id of m.ids) {
-            const w = this.#watchers.get(id);
-            if (w === undefined) continue;
-            w.lastRevision = m.revision;
-            try {
-              w.sink.onFrames(m.frames, m.revision);
-            } catch (err) {
-              this.#sinkFailed(id, w, err);
-            }
-          }
-          break;
-        case 'end':
-          for (const id of m.ids) {
-            const w = this.#watchers.get(id);
-            if (w === undefined) continue;
-            this.#watchers.delete(id);
-            try {
-              w.sink.onEnd(m.error);
-            } catch (err) {
-              this.#opts.onError?.(err, `watch ${id} on shard ${this.index}: ending it failed`);
-            }
-          }
-          break;
-      }
-    }
-  }
-
-  /**
-   * A watcher's sink threw on its frames: that watcher alone ends (the shard
-   * stops sending to it), and the others of the batch still get theirs.
-   */
-  #sinkFailed(id: number, w: Watcher, err: unknown): void {
-    this.#opts.onError?.(err, `watch ${id} on shard ${this.index}: its frames could not be sent`);
-    this.#watchers.delete(id);
-    this.#send({ op: 'unwatch', watchId: id, resource: w.req.resource });
-    try {
-      w.sink.onEnd({ code: 'Internal', message: err instanceof Error ? err.message : String(err) });
-    } catch {
-      // already reported above; nothing more this watcher can be told
-    }
+    this.#client.attach(channel.port1);
+    for (const wake of this.#upWaiters.splice(0)) wake();
   }
 
   /** Sends a request to the shard and waits for its reply. */
-  call<T extends ReplyValue>(req: WithoutId<RequestBody>): Promise<T> {
-    if (this.#closed) return Promise.reject(new ShardCallError({ code: 'Unavailable', message: 'shard is closed' }));
-    const id = this.#nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (v: ReplyValue) => void, reject });
-      this.#send({ ...req, id } as ShardRequest);
-    });
+  call<T extends ReplyValue>(req: ShardCall): Promise<T> {
+    return this.#client.call<T>(req);
   }
 
   /** Starts a watch; frames go to `sink` until it ends or `close()` is called. */
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {
-    const watchId = this.#nextId++;
-    const w: Watcher = { req, sink, lastRevision: null };
-    this.#watchers.set(watchId, w);
-    if (this.#port !== null) this.#sendWatch(watchId, w);
-    return {
-      id: watchId,
-      close: () => {
-        if (this.#watchers.delete(watchId)) this.#send({ op: 'unwatch', watchId, resource: req.resource });
-      },
-    };
+    return this.#client.watch(req, sink);
   }
 
-  #sendWatch(watchId: number, w: Watcher): void {
-    // A watcher that has seen events resumes right after them.
-    const start = w.lastRevision === null ? w.req.start : { kind: 'from' as const, revision: w.lastRevision };
-    const initialEventsEnd = w.lastRevision === null ? w.req.initialEventsEnd : false;
-    this.#port!.send({ ...w.req, start, initialEventsEnd, op: 'watch', watchId });
+  /**
+   * Hands `port` to the shard thread as one more client (a front-end worker's
+   * own channel), once the thread is up. Rejects if the thread is not the one
+   * that is up (it just died): the worker asks again.
+   */
+  async connectClient(port: MessagePort): Promise<void> {
+    if (this.#closed) throw new Error(`shard ${this.index} is closed`);
+    if (!this.#client.attached) await new Promise<void>((resolve) => this.#upWaiters.push(resolve));
+    if (this.#closed || this.#pool === null) throw new Error(`shard ${this.index} is closed`);
+    await this.#pool.run({ kind: 'attach', port } satisfies ShardAttachTask, { transferList: [port] });
   }
 
   /** Asks the shard to send bookmarks now (tests, shutdown). */
   bookmark(resource?: string): void {
-    this.#send({ op: 'bookmark', resource });
+    this.#client.bookmark(resource);
   }
 
   get watcherCount(): number {
-    return this.#watchers.size;
+    return this.#client.watcherCount;
   }
 
   /** Requests sent and not yet answered (the shard's queue depth, for metrics). */
   get pendingCount(): number {
-    return this.#pending.size + this.#backlog.length;
+    return this.#client.pendingCount;
   }
 
   /** Watchers per resource (`<group>/<resource>` of the storage) on this shard. */
   watchersByResource(): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const w of this.#watchers.values()) out.set(w.req.resource, (out.get(w.req.resource) ?? 0) + 1);
-    return out;
+    return this.#client.watchersByResource();
   }
 
   #onShardLost(): void {
     if (this.#closed) return;
-    this.#port = null;
     this.#restartUntilUp();
   }
 
@@ -272,7 +173,7 @@ export class ShardHandle {
         if (this.#closed) return;
         this.#opts.onError?.(err, `shard ${this.index} failed to restart`);
         setTimeout(() => {
-          if (!this.#closed && this.#port === null) this.#restartUntilUp();
+          if (!this.#closed && !this.#client.attached) this.#restartUntilUp();
         }, 1000).unref();
       },
     );
@@ -280,36 +181,30 @@ export class ShardHandle {
 
   /**
    * Replaces the shard thread. Requests in flight fail with Unavailable (the
-   * caller retries or reports 503); watchers resume from their last revision.
+   * caller retries or reports 503); watchers resume from their last revision,
+   * here and in every front-end thread.
    */
   async restart(): Promise<void> {
     this.restarts++;
     const old = this.#pool;
-    const oldPort = this.#port;
-    this.#port = null;
     this.#pool = null;
-    const err = new ShardCallError({ code: 'Unavailable', message: `shard ${this.index} restarted` });
-    for (const p of this.#pending.values()) p.reject(err);
-    this.#pending.clear();
-    oldPort?.close();
+    this.#client.detach(`shard ${this.index} restarted`);
     await old?.destroy();
-    const loadAt: Record<string, Revision> = {};
-    for (const w of this.#watchers.values()) {
-      if (w.lastRevision === null) continue;
-      const cur = loadAt[w.req.resource];
-      loadAt[w.req.resource] = cur === undefined ? w.lastRevision : Math.min(cur, w.lastRevision);
+    const loadAt = this.#client.resumeRevisions();
+    if (this.#opts.otherClientsResumeRevisions !== undefined) {
+      try {
+        mergeResumeRevisions(loadAt, await this.#opts.otherClientsResumeRevisions(this.index));
+      } catch (err) {
+        this.#opts.onError?.(err, `shard ${this.index}: the front-end threads' watch revisions could not be collected`);
+      }
     }
     await this.#boot(loadAt);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    const port = this.#port;
-    this.#port = null;
-    port?.close();
-    for (const p of this.#pending.values()) p.reject(new ShardCallError({ code: 'Unavailable', message: 'shard closed' }));
-    this.#pending.clear();
-    this.#watchers.clear();
+    this.#client.close();
+    for (const wake of this.#upWaiters.splice(0)) wake();
     const pool = this.#pool;
     this.#pool = null;
     if (pool !== null) {

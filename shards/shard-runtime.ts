@@ -1,9 +1,11 @@
 /**
  * ShardRuntime is a shard's whole behaviour, independent of the thread it
  * runs in: it owns the watch caches of its resource types (each kept fed
- * from the store by a CachedResource), answers the main thread's batched
- * requests, and streams watch frames back. A failing request, object or
- * watcher fails alone: never the batch, the other watchers or the thread.
+ * from the store by a CachedResource), answers the batched requests of its
+ * clients (the main thread's channel, and one more per front-end thread,
+ * each answered on its own channel), and streams each watcher's frames to
+ * the client that opened it. A failing request, object or watcher fails
+ * alone: never the batch, the other watchers or the thread.
  *
  * Reads come from the cache. A consistent read first asks the store for its
  * current revision and waits until the cache has caught up to it (asking the
@@ -61,9 +63,23 @@ export interface ShardRuntimeOptions {
 
 const COMMA = new Uint8Array([0x2c]);
 
+/**
+ * Watch ids are chosen by each client; inside the shard a watcher's id is
+ * `clientWatchId * CLIENT_SLOTS + slot`, so ids of different clients never
+ * collide and the client is found again from the id alone.
+ */
+const CLIENT_SLOTS = 1024;
+
+type ClientPort = BatchedPort<ShardMessage, ShardRequest>;
+
 export class ShardRuntime {
   readonly #store: Store;
-  readonly #port: BatchedPort<ShardMessage, ShardRequest>;
+  /** Clients by slot; slot 0 is the main thread's channel. */
+  readonly #clients: Array<ClientPort | undefined> = [];
+  /** Per slot, the watchers its client opened (ended when that client goes away). */
+  readonly #watchesOf = new Map<number, Map<number, string>>();
+  /** Member lists split by client, per member list (lists are never mutated once handed out). */
+  #splits = new WeakMap<readonly number[], ReadonlyArray<{ slot: number; ids: readonly number[] }>>();
   readonly #resources = new Map<string, CachedResource>();
   readonly #opts: Required<Omit<ShardRuntimeOptions, 'loadAt' | 'listResultCache'>>;
   readonly #listResults: ListResultCache;
@@ -80,9 +96,7 @@ export class ShardRuntime {
       loadPageSize: opts.loadPageSize ?? 10_000,
     };
     this.#listResults = new ListResultCache(opts.listResultCache ?? DEFAULT_LIST_RESULT_CACHE);
-    this.#port = new BatchedPort<ShardMessage, ShardRequest>(port, (reqs) => {
-      for (const req of reqs) this.#handleOne(req);
-    });
+    this.#addClient(port);
     const output = this.#output();
     for (const spec of resources) {
       const codec = new JsonObjectCodec(spec);
@@ -120,9 +134,73 @@ export class ShardRuntime {
     this.#pendingFrames = new Map();
     for (const [ids, { chunks, revision }] of pending) {
       const bytes = concatOwned(chunks);
-      this.#port.send({ t: 'frames', ids, frames: bytes, revision }, [bytes.buffer as ArrayBuffer]);
+      const parts = this.#split(ids);
+      for (let i = 0; i < parts.length; i++) {
+        const { slot, ids: clientIds } = parts[i]!;
+        // The buffer moves to one client; every other client gets a copy of its own.
+        const frames = i === 0 ? bytes : bytes.slice();
+        this.#clients[slot]?.send({ t: 'frames', ids: clientIds, frames, revision }, [frames.buffer as ArrayBuffer]);
+      }
     }
   };
+
+  /** Adds a client answered on `port`; returns its slot. */
+  #addClient(port: PortLike): number {
+    let slot = this.#clients.indexOf(undefined);
+    if (slot < 0) slot = this.#clients.length;
+    if (slot >= CLIENT_SLOTS) throw new Error(`a shard serves at most ${CLIENT_SLOTS} clients`);
+    const client: ClientPort = new BatchedPort<ShardMessage, ShardRequest>(port, (reqs) => {
+      for (const req of reqs) this.#handleOne(req, slot);
+    });
+    this.#clients[slot] = client;
+    port.on('close', () => {
+      if (this.#clients[slot] === client) this.#dropClient(slot);
+    });
+    return slot;
+  }
+
+  /** A client went away (its thread ended or replaced its channel): its watchers end here. */
+  #dropClient(slot: number): void {
+    this.#clients[slot] = undefined;
+    const watches = this.#watchesOf.get(slot);
+    this.#watchesOf.delete(slot);
+    if (watches === undefined) return;
+    for (const [id, resource] of watches) this.#resources.get(resource)?.cache.unwatch(id);
+  }
+
+  /**
+   * Takes one more client (a front-end thread's channel, handed over by the
+   * main thread): it is answered on `port`, and its watchers' frames go there.
+   */
+  attach(port: PortLike): void {
+    this.#addClient(port);
+  }
+
+  /** A member list's ids, grouped by client and turned back into each client's own watch ids. */
+  #split(ids: readonly number[]): ReadonlyArray<{ slot: number; ids: readonly number[] }> {
+    let parts = this.#splits.get(ids);
+    if (parts === undefined) {
+      const bySlot = new Map<number, number[]>();
+      for (const id of ids) {
+        const slot = id % CLIENT_SLOTS;
+        let list = bySlot.get(slot);
+        if (list === undefined) bySlot.set(slot, (list = []));
+        list.push((id - slot) / CLIENT_SLOTS);
+      }
+      parts = [...bySlot].map(([slot, list]) => ({ slot, ids: list }));
+      this.#splits.set(ids, parts);
+    }
+    return parts;
+  }
+
+  /** Sends the end of watchers `ids` (shard ids) to their clients. */
+  #sendEnd(ids: readonly number[], error: ShardError): void {
+    for (const { slot, ids: clientIds } of this.#split(ids)) {
+      const watches = this.#watchesOf.get(slot);
+      if (watches !== undefined) for (const id of clientIds) watches.delete(id * CLIENT_SLOTS + slot);
+      this.#clients[slot]?.send({ t: 'end', ids: clientIds, error });
+    }
+  }
 
   #output(): WatchOutput {
     return {
@@ -140,7 +218,7 @@ export class ShardRuntime {
       },
       close: (ids, error) => {
         this.#flushFrames();
-        this.#port.send({ t: 'end', ids, error: toShardError(error) });
+        this.#sendEnd(ids, toShardError(error));
       },
     };
   }
@@ -170,28 +248,32 @@ export class ShardRuntime {
    * alone (its caller gets an error, a watch ends with it): the rest of the
    * batch and the shard carry on.
    */
-  #handleOne(req: ShardRequest): void {
+  #handleOne(req: ShardRequest, slot: number): void {
     try {
-      this.#handle(req);
+      this.#handle(req, slot);
     } catch (err) {
-      if (req.op === 'watch') this.#endWatch(req.watchId, err);
-      else if ('id' in req) this.#port.send({ t: 'err', id: req.id, error: toShardError(err) });
+      if (req.op === 'watch') this.#endWatch(req.watchId * CLIENT_SLOTS + slot, err);
+      else if ('id' in req) this.#clients[slot]?.send({ t: 'err', id: req.id, error: toShardError(err) });
     }
   }
 
-  #endWatch(watchId: number, err: unknown): void {
+  /** Ends one watcher (its shard id) with `err`. */
+  #endWatch(id: number, err: unknown): void {
     this.#flushFrames();
-    this.#port.send({ t: 'end', ids: [watchId], error: toShardError(err) });
+    this.#sendEnd([id], toShardError(err));
   }
 
-  #handle(req: ShardRequest): void {
+  #handle(req: ShardRequest, slot: number): void {
     switch (req.op) {
       case 'watch':
-        void this.#startWatch(req);
+        void this.#startWatch(req, slot);
         return;
-      case 'unwatch':
-        this.#resources.get(req.resource)?.cache.unwatch(req.watchId);
+      case 'unwatch': {
+        const id = req.watchId * CLIENT_SLOTS + slot;
+        this.#watchesOf.get(slot)?.delete(id);
+        this.#resources.get(req.resource)?.cache.unwatch(id);
         return;
+      }
       case 'bookmark':
         for (const r of this.#resources.values()) {
           if (req.resource === undefined || req.resource === r.spec.groupResource) r.cache.bookmark();
@@ -199,17 +281,18 @@ export class ShardRuntime {
         return;
     }
     const id = req.id;
+    const client = this.#clients[slot]!;
     this.#pendingRequests++;
     this.#serve(req).then(
       (value) => {
         this.#pendingRequests--;
         // A shared answer crosses as it is (and stays in the list cache); any other moves.
-        if (isList(value) && value.items.buffer instanceof ArrayBuffer) this.#port.send({ t: 'ok', id, value }, [value.items.buffer]);
-        else this.#port.send({ t: 'ok', id, value });
+        if (isList(value) && value.items.buffer instanceof ArrayBuffer) client.send({ t: 'ok', id, value }, [value.items.buffer]);
+        else client.send({ t: 'ok', id, value });
       },
       (err: unknown) => {
         this.#pendingRequests--;
-        this.#port.send({ t: 'err', id, error: toShardError(err) });
+        client.send({ t: 'err', id, error: toShardError(err) });
       },
     );
   }
@@ -378,7 +461,9 @@ export class ShardRuntime {
     return { items: joinItems(r, items, encoding), encoding, count: items.length, revision, lastKey, remaining };
   }
 
-  async #startWatch(req: Extract<ShardRequest, { op: 'watch' }>): Promise<void> {
+  async #startWatch(req: Extract<ShardRequest, { op: 'watch' }>, slot: number): Promise<void> {
+    const id = req.watchId * CLIENT_SLOTS + slot;
+    const client = this.#clients[slot];
     try {
       const r = this.#resource(req.resource);
       const predicate = compileFilter(req.filter);
@@ -390,8 +475,13 @@ export class ShardRuntime {
         if (r.loading !== null) await r.loading;
         startRevision = req.start.revision;
       }
+      // The client may have gone while the cache settled: then there is no one to watch for.
+      if (this.#clients[slot] !== client) return;
+      let watches = this.#watchesOf.get(slot);
+      if (watches === undefined) this.#watchesOf.set(slot, (watches = new Map()));
+      watches.set(id, req.resource);
       r.cache.watch({
-        id: req.watchId,
+        id,
         startRevision,
         predicate,
         encoding: req.encoding,
@@ -399,7 +489,7 @@ export class ShardRuntime {
         initialEventsEnd: req.initialEventsEnd,
       });
     } catch (err) {
-      this.#endWatch(req.watchId, err);
+      this.#endWatch(id, err);
     }
   }
 
@@ -421,7 +511,7 @@ export class ShardRuntime {
   close(): void {
     for (const t of this.#timers) clearInterval(t);
     for (const r of this.#resources.values()) r.close();
-    this.#port.close();
+    for (const client of this.#clients) client?.close();
   }
 }
 

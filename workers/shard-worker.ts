@@ -4,7 +4,8 @@
  * thread holds store watches and streams between tasks).
  *
  * Task `init` builds the ShardRuntime and answers once its caches are loaded;
- * from then on all traffic uses the MessagePort handed over in `init`.
+ * from then on all traffic uses the MessagePort handed over in `init`, and
+ * those handed over by later `attach` tasks (front-end threads).
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { Store } from '../src/storage/interface.ts';
@@ -30,10 +31,24 @@ export interface ShardStopTask {
   kind: 'stop';
 }
 
+/** One more client of this shard (a front-end thread's own channel), answered on `port`. */
+export interface ShardAttachTask {
+  kind: 'attach';
+  port: MessagePort;
+}
+
 let runtime: ShardRuntime | null = null;
 let store: Store | null = null;
 
-export default async function shardTask(task: ShardInitTask | ShardStopTask): Promise<{ ok: true }> {
+export default async function shardTask(task: ShardInitTask | ShardStopTask | ShardAttachTask): Promise<{ ok: true }> {
+  if (task.kind === 'attach') {
+    if (runtime === null) {
+      task.port.close();
+      throw new Error('shard is not initialized');
+    }
+    runtime.attach(task.port);
+    return { ok: true };
+  }
   if (task.kind === 'stop') {
     runtime?.close();
     await store?.close();

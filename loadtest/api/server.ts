@@ -205,7 +205,8 @@ async function prepareServer(): Promise<Prepared> {
   return { cwd: root, entry: ['dist/src/main.js'] };
 }
 
-export async function startApiServer(backend: BackendName, etcd: EtcdHandle | null): Promise<ServerHandle> {
+/** `extraArgs`: server flags a scenario needs (e.g. loadtest/authn's --oidc-*). */
+export async function startApiServer(backend: BackendName, etcd: EtcdHandle | null, extraArgs: readonly string[] = []): Promise<ServerHandle> {
   const dataDir = await makeTempDir('orch-api-bench');
   const securePort = await freePort();
   let uwsPort = await freePort();
@@ -224,6 +225,7 @@ export async function startApiServer(backend: BackendName, etcd: EtcdHandle | nu
     '--log-level=warn',
     // BENCH_SERVER_ARGS: extra server flags, e.g. `--list-cache-bytes=0`.
     ...(process.env['BENCH_SERVER_ARGS'] ?? '').split(/\s+/).filter((f) => f !== ''),
+    ...extraArgs,
   ];
   if (backend === 'etcd3') {
     if (!etcd) throw new Error('etcd3 backend needs an etcd');

@@ -23,6 +23,8 @@ import type { ObjectSource } from './object-source.ts';
 import { BootstrapTokenAuthenticator } from './bootstrap-token.ts';
 import { RequestHeaderAuthenticator, requestHeaderNamesFilter } from './request-header.ts';
 import { TokenReviewer } from './token-review.ts';
+import { createOidcAuthenticator } from './oidc/index.ts';
+import { createTokenWebhookAuthenticator } from './webhook/index.ts';
 
 /** What the authenticators may use of the running server. */
 export interface AuthenticatorDeps {
@@ -63,6 +65,17 @@ export async function buildAuthenticator(opts: ServerOptions, deps: Authenticato
     });
     closers.push(() => bootstrap.close());
     tokens.push(bootstrap);
+  }
+  // OIDC after service accounts: both verify JWTs, and OIDC may refetch keys on a miss (the original's order).
+  const oidc = await createOidcAuthenticator(opts.oidc, { logger });
+  if (oidc !== undefined) {
+    tokens.push(oidc);
+    closers.push(() => oidc.close());
+  }
+  const webhook = await createTokenWebhookAuthenticator(opts.tokenWebhook, { logger });
+  if (webhook !== undefined) {
+    tokens.push(webhook);
+    closers.push(() => webhook.close());
   }
   let requestHeader: RequestHeaderAuthenticator | undefined;
   let stripHeaders: ((lowerName: string) => boolean) | undefined;

@@ -9,6 +9,7 @@ import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer } from './always.ts';
 import { UnionAuthorizer } from './union.ts';
 import { PrivilegedGroupsAuthorizer } from './privileged-groups.ts';
 import { GROUP_MASTERS } from '../authn/types.ts';
+import { UnionRuleResolver, type RuleResolver } from './rule-resolver.ts';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
@@ -67,25 +68,14 @@ export function parseAuthorizationModes(flag: string | readonly string[] | undef
 }
 
 /**
- * Modes startServer builds itself (their factories need the running
- * server: RBAC needs the thread's store). Flag validation accepts them before
- * anything runs; buildAuthorizer still needs their factories.
- */
-export const SERVER_BUILT_MODES: readonly AuthorizationMode[] = ['RBAC'];
-
-/**
  * Checks the flag value completely (syntax and that every mode is built)
  * without building anything, so start-up can refuse a bad value before any
  * side effect. Returns the modes.
  */
-export function validateAuthorizationModes(
-  flag: string | readonly string[] | undefined,
-  factories: AuthorizerFactories = {},
-  serverBuilt: readonly AuthorizationMode[] = SERVER_BUILT_MODES,
-): AuthorizationMode[] {
+export function validateAuthorizationModes(flag: string | readonly string[] | undefined, factories: AuthorizerFactories = {}): AuthorizationMode[] {
   const modes = parseAuthorizationModes(flag);
   const available: AuthorizerFactories = { ...factories, ...BUILT_IN };
-  const missing = modes.filter((m) => available[m] === undefined && !serverBuilt.includes(m));
+  const missing = modes.filter((m) => available[m] === undefined);
   if (missing.length > 0) {
     throw new AuthorizationConfigError(missing.map((m) => `authorization mode ${m} is not supported yet`));
   }
@@ -99,7 +89,29 @@ export function validateAuthorizationModes(
  * comes first whatever the modes are.
  */
 export function buildAuthorizer(flag: string | readonly string[] | undefined, factories: AuthorizerFactories = {}): Authorizer {
-  const modes = validateAuthorizationModes(flag, factories, []);
+  const modes = validateAuthorizationModes(flag, factories);
   const available: AuthorizerFactories = { ...factories, ...BUILT_IN };
   return new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), ...modes.map((m) => available[m]!())]);
+}
+
+/** The chain and what SelfSubjectRulesReview asks: the rules of the same modes. */
+export interface BuiltAuthorization {
+  readonly authorizer: Authorizer;
+  /**
+   * The modes' rules in order; a mode without `rulesFor` makes the answer
+   * incomplete. The privileged-group module lists nothing, as in the original.
+   */
+  readonly rules: RuleResolver;
+}
+
+/** buildAuthorizer plus the rule resolver over the same mode instances. */
+export function buildAuthorization(flag: string | readonly string[] | undefined, factories: AuthorizerFactories = {}): BuiltAuthorization {
+  const modes = validateAuthorizationModes(flag, factories);
+  const available: AuthorizerFactories = { ...factories, ...BUILT_IN };
+  const built = modes.map((m) => available[m]!());
+  const resolvers = built.map((a): RuleResolver | undefined => (a.rulesFor === undefined ? undefined : { rulesFor: (u, ns) => a.rulesFor!(u, ns) }));
+  return {
+    authorizer: new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), ...built]),
+    rules: new UnionRuleResolver(resolvers),
+  };
 }

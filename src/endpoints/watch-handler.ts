@@ -8,7 +8,7 @@
 import type { RequestContext } from '../server/context.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { KObject } from '../registry/object.ts';
-import type { ShardRouter } from '../../shards/router.ts';
+import type { ShardAccess } from '../../shards/shard-access.ts';
 import type { Filter, ShardError, WatchStart } from '../../shards/protocol.ts';
 import { parseResourceVersion } from './read-options.ts';
 import { errors, StatusError } from '../api/status.ts';
@@ -90,7 +90,7 @@ function shardErrorToStatus(rt: ResourceType, e: ShardError): StatusError {
 
 export async function serveWatch(
   ctx: RequestContext,
-  router: ShardRouter,
+  router: ShardAccess,
   rt: ResourceType,
   filter: Filter,
   limits: WatchLimits,

@@ -40,6 +40,12 @@ export interface NodeFrontendOptions {
   onError?: ErrorReporter;
   /** Bounds what slow streamed responses hold, shared with the other front ends; unbounded by default. */
   watchBudget?: WatchBudget;
+  /**
+   * Listen with SO_REUSEPORT so servers in other threads can share the port
+   * (Node >= 22.12 / 23.1; older versions ignore the option, and a second
+   * listener then fails with EADDRINUSE).
+   */
+  reusePort?: boolean;
 }
 
 /** The original's HTTP/2 stream limit when --http2-max-streams-per-connection is 0 (secure_serving.go). */
@@ -117,7 +123,9 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
+    // `reusePort` is newer than these type definitions (Node 20's).
+    const listenOptions = { port: opts.port, host: opts.host, ...(opts.reusePort === true ? { reusePort: true } : {}) };
+    server.listen(listenOptions, () => {
       server.off('error', reject);
       resolve();
     });

@@ -9,7 +9,7 @@
  * the client receives.
  */
 import { randomUUID, randomInt } from 'node:crypto';
-import type { ShardRouter } from '../../shards/router.ts';
+import type { ShardAccess } from '../../shards/shard-access.ts';
 import { ShardCallError } from '../../shards/shard-handle.ts';
 import type { Filter, ListEncoding, ListReply, ObjectBytes, ReadMode } from '../../shards/protocol.ts';
 import { serializeForStorage } from '../watchcache/json-codec.ts';
@@ -117,7 +117,7 @@ export function statusFromShardError(err: unknown, rt: ResourceType, name: strin
 }
 
 export class GenericStore {
-  readonly #router: ShardRouter;
+  readonly #router: ShardAccess;
   readonly #admission: AdmissionChain;
   readonly #now: () => Date;
 
@@ -125,7 +125,7 @@ export class GenericStore {
   /** Per storage resource: work around writes that needs the running server (service allocation). */
   readonly #hooks = new Map<string, WriteHooks>();
 
-  constructor(router: ShardRouter, admission: AdmissionChain, now: () => Date = () => new Date(), fields?: FieldTracker) {
+  constructor(router: ShardAccess, admission: AdmissionChain, now: () => Date = () => new Date(), fields?: FieldTracker) {
     this.#router = router;
     this.#admission = admission;
     this.#now = now;
@@ -147,7 +147,7 @@ export class GenericStore {
     });
   }
 
-  get router(): ShardRouter {
+  get router(): ShardAccess {
     return this.#router;
   }
 

@@ -29,7 +29,7 @@ import { withMetrics } from './filters/with-metrics.ts';
 import { withTimeout } from './filters/with-timeout.ts';
 import { withAuthentication } from './filters/with-authentication.ts';
 import { withImpersonation } from './filters/with-impersonation.ts';
-import { InflightCounter, withMaxInflight } from './filters/with-max-inflight.ts';
+import { InflightCounter, withMaxInflight, type InflightCounts } from './filters/with-max-inflight.ts';
 import { withAuthorization } from './filters/with-authorization.ts';
 import { writeStatus } from './filters/write-status.ts';
 
@@ -61,12 +61,16 @@ export interface HandlerChainDeps {
   readonly logger: Logger;
   readonly metrics: ApiserverMetrics;
   readonly options: HandlerChainOptions;
+  /** In-flight counts shared by several serving threads; the chain's own when absent. */
+  readonly inflight?: InflightCounts | undefined;
+  /** Whether this chain feeds the in-flight gauge (false in all but one thread sharing `inflight`). */
+  readonly reportsInflight?: boolean | undefined;
 }
 
 export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
   const { logger, metrics, options } = deps;
-  const inflight = new InflightCounter();
-  metrics.setInflightSource(() => inflight.takeWatermark());
+  const inflight = deps.inflight ?? new InflightCounter();
+  if (deps.reportsInflight ?? true) metrics.setInflightSource(() => inflight.takeWatermark());
 
   const maxInflight = withMaxInflight(options, inflight);
   const filters: Filter[] = [

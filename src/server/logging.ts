@@ -60,3 +60,33 @@ export function createLogger(options: LoggerOptions): Logger {
     destination,
   );
 }
+
+/** Where `logger` writes its lines (front-end worker threads send theirs here, so one writer owns the output). */
+export function logDestinationOf(logger: Logger): LogDestination {
+  return (logger as unknown as Record<symbol, LogDestination>)[pino.symbols.streamSym]!;
+}
+
+/**
+ * A destination that collects lines and hands them over once per event-loop
+ * turn (a worker thread's lines travel to the main thread's destination in
+ * one message per turn, not one per line).
+ */
+export function batchedDestination(send: (lines: string[]) => void): LogDestination {
+  let lines: string[] = [];
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    const out = lines;
+    lines = [];
+    if (out.length > 0) send(out);
+  };
+  return {
+    write(line: string): void {
+      lines.push(line);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+  };
+}

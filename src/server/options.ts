@@ -13,6 +13,8 @@ import {
   parseServiceClusterIPRanges,
   parseServiceNodePortRange,
 } from '../registry/service-allocation/config.ts';
+import { defaultOidcOptions, OIDC_SIGNING_ALGS, parseRequiredClaim, type OidcOptions } from '../authn/oidc/config.ts';
+import { defaultTokenWebhookOptions, isTokenWebhookVersion, TOKEN_WEBHOOK_VERSIONS, type TokenWebhookOptions } from '../authn/webhook/config.ts';
 
 export interface ServerOptions {
   securePort: number;
@@ -28,6 +30,12 @@ export interface ServerOptions {
   etcdPrefix: string;
   etcdCompactionIntervalMs: number;
   shards: number;
+  /**
+   * Threads serving requests (`--frontend-threads`): the main thread and N-1
+   * front-end workers on the same ports (src/server/frontend-threads.ts);
+   * 1 serves from the main thread alone.
+   */
+  frontendThreads: number;
   watchCache: boolean;
   defaultWatchCacheSize: number;
   watchCacheSizes: Map<string, number>;
@@ -35,6 +43,16 @@ export interface ServerOptions {
   tokenAuthFile: string | undefined;
   anonymousAuth: boolean;
   authorizationMode: string[];
+  /** `--authorization-policy-file`: the ABAC policy (one JSON per line). */
+  authorizationPolicyFile: string | undefined;
+  /** `--authorization-webhook-config-file`: kubeconfig of the authorization webhook. */
+  authorizationWebhookConfigFile: string | undefined;
+  /** `--authorization-webhook-version`: v1beta1 (default) or v1. */
+  authorizationWebhookVersion: string;
+  /** `--authorization-webhook-cache-authorized-ttl` (5m0s). */
+  authorizationWebhookCacheAuthorizedTtlMs: number;
+  /** `--authorization-webhook-cache-unauthorized-ttl` (30s). */
+  authorizationWebhookCacheUnauthorizedTtlMs: number;
   tlsCertFile: string | undefined;
   tlsPrivateKeyFile: string | undefined;
   serviceAccountKeyFiles: string[];
@@ -85,6 +103,10 @@ export interface ServerOptions {
   requestheaderGroupHeaders: string[];
   /** `--requestheader-extra-headers-prefix`. */
   requestheaderExtraHeadersPrefix: string[];
+  /** The --oidc-* flags (src/authn/oidc/config.ts). */
+  oidc: OidcOptions;
+  /** The --authentication-token-webhook-* flags (src/authn/webhook/config.ts). */
+  tokenWebhook: TokenWebhookOptions;
 }
 
 export class OptionsError extends Error {}
@@ -161,6 +183,10 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'etcd-prefix': { set: (o, v) => (o.etcdPrefix = v), help: 'key prefix in etcd' },
   'etcd-compaction-interval': { set: (o, v) => (o.etcdCompactionIntervalMs = parseDuration(v)), help: 'interval of storage compaction (0 = never)' },
   shards: { set: (o, v) => (o.shards = int('shards', 1, 256)(v)), help: 'number of watch-cache shards (default: CPU count)' },
+  'frontend-threads': {
+    set: (o, v) => (o.frontendThreads = int('frontend-threads', 1, 256)(v)),
+    help: 'threads serving requests on the same ports, the main one included (default: CPU count; 1 = the main thread alone)',
+  },
   'watch-cache': { set: (o, v) => (o.watchCache = bool('watch-cache')(v)), boolean: true, help: 'enable the watch cache' },
   'default-watch-cache-size': { set: (o, v) => (o.defaultWatchCacheSize = int('default-watch-cache-size', 0, 1 << 24)(v)), help: 'minimum events kept per resource' },
   'watch-cache-sizes': {
@@ -177,6 +203,11 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'token-auth-file': { set: (o, v) => (o.tokenAuthFile = v), help: 'static token file (CSV: token,user,uid,"g1,g2")' },
   'anonymous-auth': { set: (o, v) => (o.anonymousAuth = bool('anonymous-auth')(v)), boolean: true, help: 'allow anonymous requests' },
   'authorization-mode': { set: (o, v) => (o.authorizationMode = list(v)), help: 'ordered authorization modules' },
+  'authorization-policy-file': { set: (o, v) => (o.authorizationPolicyFile = v), help: 'ABAC policy file (one JSON policy per line); needs --authorization-mode=ABAC' },
+  'authorization-webhook-config-file': { set: (o, v) => (o.authorizationWebhookConfigFile = v), help: 'kubeconfig of the authorization webhook; needs --authorization-mode=Webhook' },
+  'authorization-webhook-version': { set: (o, v) => (o.authorizationWebhookVersion = v), help: 'SubjectAccessReview version sent to the webhook: v1beta1 or v1' },
+  'authorization-webhook-cache-authorized-ttl': { set: (o, v) => (o.authorizationWebhookCacheAuthorizedTtlMs = parseDuration(v)), help: 'how long allowed webhook answers are cached' },
+  'authorization-webhook-cache-unauthorized-ttl': { set: (o, v) => (o.authorizationWebhookCacheUnauthorizedTtlMs = parseDuration(v)), help: 'how long other webhook answers are cached' },
   'tls-cert-file': { set: (o, v) => (o.tlsCertFile = v), help: 'serving certificate (default: generated in the data dir)' },
   'tls-private-key-file': { set: (o, v) => (o.tlsPrivateKeyFile = v), help: 'serving key' },
   'service-account-key-file': { set: (o, v) => o.serviceAccountKeyFiles.push(v), help: 'service-account verification key (repeatable)' },
@@ -259,6 +290,34 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'requestheader-username-headers': { set: (o, v) => o.requestheaderUsernameHeaders.push(...list(v)), help: 'request headers to read the user name from, first with a value wins (X-Remote-User suggested)' },
   'requestheader-group-headers': { set: (o, v) => o.requestheaderGroupHeaders.push(...list(v)), help: 'request headers whose values are groups (X-Remote-Group suggested)' },
   'requestheader-extra-headers-prefix': { set: (o, v) => o.requestheaderExtraHeadersPrefix.push(...list(v)), help: 'request header prefixes of extra user fields (X-Remote-Extra- suggested)' },
+  'oidc-issuer-url': { set: (o, v) => (o.oidc.issuerUrl = v), help: 'URL of the OpenID issuer (https only); with --oidc-client-id, ID tokens are accepted as bearer tokens' },
+  'oidc-client-id': { set: (o, v) => (o.oidc.clientId = v), help: 'client id ID tokens must be issued to (their aud); required with --oidc-issuer-url' },
+  'oidc-ca-file': { set: (o, v) => (o.oidc.caFile = v), help: "CA bundle that verifies the provider's certificate (default: the host's root CAs)" },
+  'oidc-username-claim': { set: (o, v) => (o.oidc.usernameClaim = v), help: "claim used as the user name (default sub); claims other than email are prefixed with '<issuer>#' unless --oidc-username-prefix is set" },
+  'oidc-username-prefix': { set: (o, v) => (o.oidc.usernamePrefix = v), help: "prefix of user names from OIDC ('-' for none)" },
+  'oidc-groups-claim': { set: (o, v) => (o.oidc.groupsClaim = v), help: 'claim holding the groups (a string or a list of strings)' },
+  'oidc-groups-prefix': { set: (o, v) => (o.oidc.groupsPrefix = v), help: 'prefix of group names from OIDC' },
+  'oidc-signing-algs': { set: (o, v) => (o.oidc.signingAlgs = list(v)), help: `allowed JOSE signing algorithms, comma-separated (default RS256; of ${OIDC_SIGNING_ALGS.join(', ')})` },
+  'oidc-required-claim': {
+    set: (o, v) => {
+      try {
+        const [key, value] = parseRequiredClaim(v);
+        o.oidc.requiredClaims.set(key, value);
+      } catch (err) {
+        throw new OptionsError((err as Error).message);
+      }
+    },
+    help: 'key=value a token must carry (repeatable)',
+  },
+  'authentication-token-webhook-config-file': { set: (o, v) => (o.tokenWebhook.configFile = v), help: 'kubeconfig of the token authentication webhook (server, certificate-authority, client certificate and key)' },
+  'authentication-token-webhook-cache-ttl': { set: (o, v) => (o.tokenWebhook.cacheTtlMs = parseDuration(v)), help: 'how long webhook answers are cached (default 2m0s)' },
+  'authentication-token-webhook-version': {
+    set: (o, v) => {
+      if (!isTokenWebhookVersion(v)) throw new OptionsError(`invalid value ${JSON.stringify(v)} for --authentication-token-webhook-version: must be one of ${TOKEN_WEBHOOK_VERSIONS.join(', ')}`);
+      o.tokenWebhook.version = v;
+    },
+    help: 'TokenReview version sent to and expected from the webhook: v1beta1 (default) or v1',
+  },
 };
 
 export function defaultOptions(): ServerOptions {
@@ -274,6 +333,7 @@ export function defaultOptions(): ServerOptions {
     etcdPrefix: '/registry',
     etcdCompactionIntervalMs: 5 * 60_000,
     shards: Math.max(1, os.availableParallelism()),
+    frontendThreads: Math.max(1, os.availableParallelism()),
     watchCache: true,
     defaultWatchCacheSize: 100,
     watchCacheSizes: new Map(),
@@ -281,6 +341,11 @@ export function defaultOptions(): ServerOptions {
     tokenAuthFile: undefined,
     anonymousAuth: true,
     authorizationMode: ['AlwaysAllow'],
+    authorizationPolicyFile: undefined,
+    authorizationWebhookConfigFile: undefined,
+    authorizationWebhookVersion: 'v1beta1',
+    authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
+    authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
     tlsCertFile: undefined,
     tlsPrivateKeyFile: undefined,
     serviceAccountKeyFiles: [],
@@ -313,6 +378,8 @@ export function defaultOptions(): ServerOptions {
     requestheaderUsernameHeaders: [],
     requestheaderGroupHeaders: [],
     requestheaderExtraHeadersPrefix: [],
+    oidc: defaultOidcOptions(),
+    tokenWebhook: defaultTokenWebhookOptions(),
   };
 }
 

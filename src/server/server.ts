@@ -8,42 +8,25 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServerOptions } from './options.ts';
-import { OptionsError, runtimeEnabled, validateOptions } from './options.ts';
+import { OptionsError, validateOptions } from './options.ts';
 import { checkDataDirFlavor, checkEtcdPrefixFlavor, recordDataDirFlavor } from './data-dir-flavor.ts';
 import { RequestContext } from './context.ts';
-import { buildHandlerChain } from './chain.ts';
-import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
-import { createMetrics } from './metrics.ts';
 import type { Logger } from './logging.ts';
+import type { HealthChecks } from './health/index.ts';
+import type { ObjectSource } from '../authn/object-source.ts';
 import type { RequestHandler } from './http.ts';
-import { createRoutes } from './routes.ts';
 import { ensureDataDir, type DataDirFiles } from '../pki/data-dir.ts';
-import { builtinResourceTypes } from '../registry/catalog/index.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
-import { GenericStore } from '../registry/generic-store.ts';
-import { AdmissionChain, type AdmissionPlugin } from '../admission/types.ts';
-import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts';
-import { admissionPluginEnabled, unbuiltDefaultPlugins } from '../admission/plugin-names.ts';
-import { createResourceHandler } from '../endpoints/resource-handler.ts';
-import { PatchSchemas } from '../endpoints/patch-handler.ts';
-import { preloadProtobuf } from '../protobuf/index.ts';
-import { FieldManager, keepTimesIfUnchanged } from '../apply/index.ts';
-import { ContinueTokens } from '../endpoints/continue-token.ts';
-import { buildDiscovery } from '../endpoints/discovery.ts';
-import { buildOpenApi, openApiResponse } from '../openapi/index.ts';
+import { unbuiltDefaultPlugins } from '../admission/plugin-names.ts';
 import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
 import { ShardRouter } from '../../shards/router.ts';
 import type { StoreConfig } from '../storage/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
+import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
+import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
+import { RbacIndex } from '../authz/rbac/index.ts';
 import { ApiServiceController } from '../controllers/api-service-controller.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
-import { buildAuthenticator } from '../authn/build.ts';
-import { TokenReviewSlot, tokenReviewTypes } from '../registry/reviews/token-review.ts';
-import { WatchCacheObjectSource, type ObjectSource } from '../authn/object-source.ts';
-import { buildAuthorizer } from '../authz/mode.ts';
-import { buildRbac } from '../authz/rbac/build.ts';
-import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
-import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
 import { loadUws } from '../frontends/uws-loader.ts';
@@ -52,6 +35,9 @@ import { WatchBudget } from '../frontends/watch-budget.ts';
 import { registerWatchBudgetMetrics } from './watch-budget-metrics.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
 import { API_FLAVOR, API_FLAVOR_ENV, names } from '../naming/index.ts';
+import { buildPipeline, buildRegistry } from './pipeline.ts';
+import { SHARED_INFLIGHT_BYTES, SharedInflightCounter } from './shared-inflight.ts';
+import { FrontendThreads, nodeReusePortSupported } from './frontend-threads.ts';
 
 /** How often the API server's own Service and endpoints are checked (the original's endpoint interval). */
 const API_SERVICE_RECONCILE_MS = 10_000;
@@ -70,6 +56,8 @@ export interface RunningServer {
   readonly handler: RequestHandler;
   /** The main thread's view of service accounts, secrets and pods for authentication (object-source.ts). */
   readonly objects: ObjectSource;
+  /** The front-end worker threads, or null when the main thread serves alone. */
+  readonly frontendThreads: FrontendThreads | null;
   close(): Promise<void>;
 }
 
@@ -113,13 +101,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const tokenFilePath = opts.tokenAuthFile ?? files.tokenFilePath;
 
     // Types, shards and storage.
-    // TokenReview answers through the token authenticators, built further down.
-    const tokenReviews = new TokenReviewSlot();
-    const registry = new ResourceRegistry([...builtinResourceTypes, ...tokenReviewTypes(tokenReviews)], {
-      defaultWatchCacheSize: opts.defaultWatchCacheSize,
-      watchCacheSizes: opts.watchCacheSizes,
-      isEnabled: (group, version) => runtimeEnabled(opts.runtimeConfig, group, version),
-    });
+    const { registry, reviews } = buildRegistry(opts);
     const store: StoreConfig =
       opts.storageBackend === 'etcd3'
         ? { backend: 'etcd3', endpoints: opts.etcdServers, prefix: opts.etcdPrefix }
@@ -141,33 +123,40 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     if (opts.storageBackend === 'etcd3') await checkEtcdPrefixFlavor(opts.etcdServers, opts.etcdPrefix, opts.apiFlavor);
     for (const note of router.storeOpenNotes) logger[note.level](note.details, note.msg);
 
-    // Admission and the generic store.
-    const namespaces = registry.lookup('', 'v1', 'namespaces')!;
-    const plugins: AdmissionPlugin[] = [];
-    const generic: { store?: GenericStore } = {};
     const unbuilt = unbuiltDefaultPlugins(opts.disableAdmissionPlugins);
     if (unbuilt.length > 0) logger.warn({ plugins: unbuilt }, 'default admission plugins not implemented by this server; their policies are not enforced');
-    if (admissionPluginEnabled('NamespaceLifecycle', opts.enableAdmissionPlugins, opts.disableAdmissionPlugins)) {
-      plugins.push(
-        namespaceLifecycle({
-          async phase(name) {
-            const ns = await generic.store!.getObject(namespaces, '', name, { kind: 'any' });
-            if (ns === null) return undefined;
-            return ns.obj.metadata.deletionTimestamp ? 'Terminating' : 'Active';
-          },
-        }),
-      );
-    }
-    const openapi = buildOpenApi(registry);
-    const fieldManager = new FieldManager(openapi.schemas);
-    const genericStore = new GenericStore(router, new AdmissionChain(plugins), undefined, {
-      update: (req) => fieldManager.update(req),
-      keepTimesIfUnchanged: (next, old) => keepTimesIfUnchanged(next, old),
+
+    // The request pipeline (pipeline.ts): the same in this thread and in every front-end thread.
+    const continueKey = createHash('sha256').update('orch continue tokens\0').update(files.saPrivateKey.export({ format: 'der', type: 'pkcs8' })).digest();
+    const inflightBuffer = new SharedArrayBuffer(SHARED_INFLIGHT_BYTES);
+    let threads: FrontendThreads | null = null;
+    const pipeline = await buildPipeline({
+      opts,
+      logger,
+      registry,
+      reviews,
+      router,
+      clientCa,
+      tokenFilePath,
+      continueKey,
+      thread: 0,
+      inflight: new SharedInflightCounter(inflightBuffer),
+      processMetrics: () => (threads === null ? pipeline.metrics.registry.metrics() : threads.processMetrics()),
     });
-    generic.store = genericStore;
+    cleanups.push(() => pipeline.close());
+    const { handler, health, objects, metrics } = pipeline;
+    const genericStore = pipeline.store;
+
+    // What runs once per process: system namespaces, controllers, service allocation repair.
     await ensureSystemNamespaces(genericStore, registry, SYSTEM_NAMESPACES);
-    // The default RBAC policy, reconciled before anything is served (the original's bootstrap-roles hook).
+    // The default RBAC policy, reconciled before anything is served (the original's bootstrap-roles hook),
+    // and the aggregation of ClusterRoles (admin, edit, view), complete before the first request.
     await reconcileDefaultPolicy(genericStore, registry, logger);
+    const aggregationIndex = new RbacIndex(genericStore.router, registry).start();
+    cleanups.push(() => aggregationIndex.close());
+    const aggregation = new ClusterRoleAggregationController(genericStore, registry, aggregationIndex, logger);
+    cleanups.push(() => aggregation.stop());
+    await aggregation.start();
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
@@ -181,6 +170,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         nodePortRange: opts.serviceNodePortRange,
         repairIntervalMs: opts.serviceAllocationRepairIntervalMs,
         log: logger,
+        installed: pipeline.serviceAllocators ?? undefined,
       });
       cleanups.push(() => allocation.stop());
       const apiService = new ApiServiceController({
@@ -195,86 +185,10 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       cleanups.push(() => apiService.stop());
     }
 
-    // Documents and codecs built once.
-    preloadProtobuf();
-    const continueKey = createHash('sha256').update('orch continue tokens\0').update(files.saPrivateKey.export({ format: 'der', type: 'pkcs8' })).digest();
-    const discovery = buildDiscovery(registry, `${opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress}:${opts.securePort}`);
-
-    // Health and metrics.
-    const health = new HealthChecks();
-    health.add('readyz', 'shards', async () => {
-      const stats = await router.stats();
-      const notReady = stats.flatMap((s) => s.resources.filter((r) => !r.ready).map((r) => r.groupResource));
-      if (notReady.length > 0) throw new Error(`caches not ready: ${notReady.join(', ')}`);
-    });
-    health.add('healthz', opts.storageBackend === 'etcd3' ? 'etcd' : 'storage', async () => {
-      await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
-    });
-    const metrics = createMetrics();
-    router.observe = (op, resource, seconds) => metrics.observeStorageRequest(op, resource, seconds);
-    const healthHandle = healthHandler(health, logger);
-
-    // Authentication and authorization.
-    const objects = new WatchCacheObjectSource(genericStore, registry);
-    cleanups.push(() => objects.close());
-    const authn = await buildAuthenticator(opts, { logger, clientCaPem: clientCa, tokenFilePath, objects });
-    cleanups.push(() => authn.close());
-    const authenticator = authn.authenticator;
-    tokenReviews.bind(authn.tokenReviewer);
-    // RBAC state from watches of this thread's shards; escalation checks on its store use the whole chain.
-    const rbac = await buildRbac(genericStore, registry);
-    cleanups.push(() => rbac.close());
-    const authorizer = buildAuthorizer(opts.authorizationMode, { RBAC: rbac.factory });
-    rbac.installEscalationChecks(authorizer);
-    const aggregation = new ClusterRoleAggregationController(genericStore, registry, rbac.index, logger);
-    cleanups.push(() => aggregation.stop());
-    await aggregation.start();
-
-    // Endpoints and the chain.
-    const resources = createResourceHandler({
-      registry,
-      store: genericStore,
-      patchSchemas: new PatchSchemas(openapi.schemas),
-      fieldManager,
-      continueTokens: new ContinueTokens(continueKey, opts.continueTokenLifetimeMs),
-      watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
-    });
-    const routes = createRoutes({
-      resources,
-      discovery,
-      health: { isHealthPath, handle: healthHandle },
-      metrics: (ctx) => {
-        // Gauges read at scrape time: shard queues and watch counts live in the router.
-        for (let i = 0; i < router.shardCount; i++) {
-          const shard = router.shard(i);
-          metrics.setShardQueueDepth(i, shard.pendingCount);
-        }
-        for (const rt of registry.storedTypes()) {
-          const shard = router.shardOf(rt.storageResource);
-          metrics.setRegisteredWatchers(rt.group, rt.kind, shard.watchersByResource().get(rt.storageResource) ?? 0);
-        }
-        return metrics.metricsHandler(ctx);
-      },
-      openapi: (req) => openApiResponse(openapi, req),
-    });
-    const handler = buildHandlerChain({
-      authenticator,
-      stripHeaders: authn.stripHeaders,
-      authorizer,
-      handler: routes,
-      logger,
-      metrics,
-      options: {
-        requestTimeoutMs: opts.requestTimeoutMs,
-        maxRequestsInflight: opts.maxRequestsInflight,
-        maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
-        minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds,
-      },
-    });
-
-    // Front ends, with one budget for what slow watchers hold across both.
+    // Front ends, with one budget for what slow watchers hold across both, split evenly between the serving threads.
+    const watchBudgetBytes = Math.max(1, Math.floor(opts.watchMaxTotalBufferedBytes / opts.frontendThreads));
     const watchBudget = new WatchBudget({
-      maxBytes: opts.watchMaxTotalBufferedBytes,
+      maxBytes: watchBudgetBytes,
       onDrop: (d) =>
         logger.warn(
           { frontend: d.label.frontend, path: d.label.path, queuedBytes: d.queuedBytes, heldBytes: d.heldBytes, maxBytes: d.maxBytes },
@@ -283,9 +197,13 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     });
     registerWatchBudgetMetrics(metrics.registry, watchBudget);
     const onError = (err: unknown): void => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'front end error');
+    // Workers share the secure port only where node:http2 can (reusePort); else this thread serves it alone.
+    const uws = opts.uwsPort !== 0 ? loadUws() : null;
+    const shareSecurePort = opts.frontendThreads > 1 && nodeReusePortSupported();
     const node: Frontend = await startNodeFrontend({
       host: opts.bindAddress,
       port: opts.securePort,
+      reusePort: shareSecurePort,
       tls: { cert: servingCert, key: servingKey, clientCa: handshakeCa },
       handler,
       maxStreamsPerConnection: opts.http2MaxStreamsPerConnection,
@@ -296,7 +214,6 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     cleanups.push(() => node.close(1000));
     let uwsPort: number | null = null;
     if (opts.uwsPort !== 0) {
-      const uws = loadUws();
       if (uws === null) {
         logger.warn({}, 'uWS front end unavailable on this Node.js; serving on node:http2 alone');
       } else {
@@ -305,7 +222,37 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         uwsPort = front.port;
       }
     }
-    logger.info({ securePort: node.port, uwsPort, storage: opts.storageBackend, shards: router.shardCount, dataDir: files.dir }, 'orch-apiserver is serving');
+    // Front-end worker threads: on the same ports, with their own pipelines and shard channels; stopped first.
+    if (opts.frontendThreads > 1 && (uwsPort !== null || shareSecurePort)) {
+      threads = await FrontendThreads.start({
+        count: opts.frontendThreads - 1,
+        inputs: {
+          opts,
+          logLevel: logger.level,
+          clientCa,
+          handshakeCa,
+          tokenFilePath,
+          continueKey: new Uint8Array(continueKey),
+          servingCertPath,
+          servingKeyPath,
+          inflight: inflightBuffer,
+          watchBudgetBytes,
+        },
+        uwsPort,
+        securePort: shareSecurePort ? node.port : null,
+        router,
+        logger,
+        localMetrics: () => metrics.registry.getMetricsAsJSON(),
+      });
+      const started = threads;
+      cleanups.push(() => started.close());
+    } else if (opts.frontendThreads > 1) {
+      logger.info({}, 'no port the front-end threads can share (uWS off, and node:http2 cannot share the secure port on this Node.js): serving from the main thread alone');
+    }
+    logger.info(
+      { securePort: node.port, uwsPort, storage: opts.storageBackend, shards: router.shardCount, frontendThreads: 1 + (threads?.count ?? 0), dataDir: files.dir },
+      'orch-apiserver is serving',
+    );
     return {
       securePort: node.port,
       uwsPort,
@@ -315,6 +262,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       health,
       handler,
       objects,
+      frontendThreads: threads,
       close: async () => {
         health.markShuttingDown();
         await closeAll();

@@ -79,6 +79,8 @@ export async function startTestServer(
     '--bind-address=127.0.0.1',
     `--data-dir=${dataDir}`,
     '--shards=2',
+    // One serving thread unless a test asks for more (or ORCH_TEST_FRONTEND_THREADS runs the suite with more).
+    `--frontend-threads=${process.env['ORCH_TEST_FRONTEND_THREADS'] ?? '1'}`,
     // The process's flavor (test/support/kubernetes-flavor.ts); extraArgs may contradict it on purpose.
     `--api-flavor=${processApiFlavor()}`,
     ...extraArgs,

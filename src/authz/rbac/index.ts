@@ -10,7 +10,7 @@
  * the old state's own.
  */
 import { StringDecoder } from 'node:string_decoder';
-import type { ShardRouter } from '../../../shards/router.ts';
+import type { ShardAccess } from '../../../shards/shard-access.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import type { ResourceType } from '../../registry/resource-type.ts';
 import type { KObject } from '../../registry/object.ts';
@@ -36,7 +36,7 @@ interface Feed {
 
 export class RbacIndex {
   readonly policy: RbacPolicy;
-  readonly #router: ShardRouter;
+  readonly #router: ShardAccess;
   readonly #feeds: Feed[] = [];
   readonly #listeners = new Set<(change: RbacChange) => void>();
   readonly #synced = new Set<RbacResource>();
@@ -45,7 +45,7 @@ export class RbacIndex {
   readonly ready: Promise<void>;
   #closed = false;
 
-  constructor(router: ShardRouter, registry: ResourceRegistry) {
+  constructor(router: ShardAccess, registry: ResourceRegistry) {
     this.#router = router;
     const group = apiGroup('rbac.authorization');
     this.policy = new RbacPolicy(group);

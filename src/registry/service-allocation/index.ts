@@ -3,7 +3,7 @@
  * records in the store, the write hooks that allocate and release, and the
  * repair pass (once before serving, then periodically).
  */
-import type { ShardRouter } from '../../../shards/router.ts';
+import type { ShardAccess } from '../../../shards/shard-access.ts';
 import type { GenericStore } from '../generic-store.ts';
 import type { KObject } from '../object.ts';
 import type { ResourceType } from '../resource-type.ts';
@@ -16,7 +16,7 @@ import { StoredRange } from './stored-range.ts';
 export { RANGES_RESOURCE_SPEC } from './range-store.ts';
 
 export interface ServiceAllocationOptions {
-  router: ShardRouter;
+  router: ShardAccess;
   store: GenericStore;
   services: ResourceType;
   /** `--service-cluster-ip-range` and `--service-node-port-range`, already checked. */
@@ -34,7 +34,20 @@ export interface ServiceAllocation {
   stop(): Promise<void>;
 }
 
-export async function startServiceAllocation(opts: ServiceAllocationOptions): Promise<ServiceAllocation> {
+/** The write hooks of one serving thread, over the range records in the store. */
+export interface ServiceAllocatorSet {
+  allocators: ServiceAllocators;
+  ipRanges: StoredRange<string>[];
+  nodePorts: StoredRange<number>;
+}
+
+/**
+ * Builds the allocators and installs them as the Services' write hooks. Every
+ * serving thread has its own: each change is a compare-and-swap on the range
+ * record, retried on conflict, so threads (like several servers on one etcd)
+ * never hand out a value twice.
+ */
+export function installServiceAllocators(opts: Pick<ServiceAllocationOptions, 'router' | 'store' | 'services' | 'clusterIPRange' | 'nodePortRange' | 'log'>): ServiceAllocatorSet {
   const records = new RouterRangeStore(opts.router);
   const ipRanges = parseServiceClusterIPRanges(opts.clusterIPRange).map(
     (range, i) => new StoredRange(range, i === 0 ? SERVICE_IPS_KEY : SECONDARY_SERVICE_IPS_KEY, records),
@@ -46,13 +59,23 @@ export async function startServiceAllocation(opts: ServiceAllocationOptions): Pr
     onReleaseFailure: (key, values, err) =>
       opts.log.warn({ range: key, values: values.map(String), err: err instanceof Error ? err.message : String(err) }, 'could not release service allocations; the repair pass will'),
   });
+  opts.store.setWriteHooks(opts.services, allocators);
+  return { allocators, ipRanges, nodePorts };
+}
+
+/**
+ * Allocation for the thread that owns the process's controllers: the hooks
+ * (installed here, or given when the pipeline installed them), then the
+ * repair pass once before serving and periodically.
+ */
+export async function startServiceAllocation(opts: ServiceAllocationOptions & { installed?: ServiceAllocatorSet | undefined }): Promise<ServiceAllocation> {
+  const { allocators, ipRanges, nodePorts } = opts.installed ?? installServiceAllocators(opts);
   const listServices = async (): Promise<KObject[]> => {
     const reply = await opts.store.list(opts.services, { kind: 'latest' }, {}, {});
     return reply.count === 0 ? [] : (JSON.parse(`[${Buffer.from(reply.items.buffer, reply.items.byteOffset, reply.items.byteLength).toString('utf8')}]`) as KObject[]);
   };
   const repair = new AllocationRepair({ ipRanges, nodePorts, listServices, log: opts.log });
   await repair.runOnce();
-  opts.store.setWriteHooks(opts.services, allocators);
   repair.start(opts.repairIntervalMs);
   return {
     allocators,

@@ -6,7 +6,7 @@
  * out the same value twice.
  */
 import type { ResourceSpec } from '../../../shards/protocol.ts';
-import type { ShardRouter } from '../../../shards/router.ts';
+import type { ShardAccess } from '../../../shards/shard-access.ts';
 import { ShardCallError } from '../../../shards/shard-handle.ts';
 import { serializeForStorage } from '../../watchcache/json-codec.ts';
 
@@ -72,8 +72,8 @@ function conflictOr(err: unknown): unknown {
 
 /** The range records in the cluster's store, through the shard router. */
 export class RouterRangeStore implements RangeRecordStore {
-  readonly #router: ShardRouter;
-  constructor(router: ShardRouter) {
+  readonly #router: ShardAccess;
+  constructor(router: ShardAccess) {
     this.#router = router;
   }
 

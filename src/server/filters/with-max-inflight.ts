@@ -28,13 +28,21 @@ export interface InflightSnapshot {
   readonly mutating: number;
 }
 
+/** What the filter needs of a counter (InflightCounter, or one shared by threads: src/server/shared-inflight.ts). */
+export interface InflightCounts {
+  readonly readOnly: number;
+  readonly mutating: number;
+  add(mutating: boolean, delta: 1 | -1): void;
+  takeWatermark(): InflightSnapshot;
+}
+
 /**
  * Current in-flight counts, plus the highest value seen since the last
  * `takeWatermark()`: the metric is "maximal number of currently used
  * inflight request limit in the last period", so short bursts between two
  * scrapes still show.
  */
-export class InflightCounter {
+export class InflightCounter implements InflightCounts {
   readOnly = 0;
   mutating = 0;
   #readOnlyMax = 0;
@@ -59,7 +67,7 @@ export class InflightCounter {
   }
 }
 
-export function withMaxInflight(limits: InflightLimits, counter: InflightCounter): Filter | undefined {
+export function withMaxInflight(limits: InflightLimits, counter: InflightCounts): Filter | undefined {
   const { maxRequestsInflight: readOnlyLimit, maxMutatingRequestsInflight: mutatingLimit } = limits;
   if (readOnlyLimit === 0 && mutatingLimit === 0) return undefined; // nothing to enforce: leave the filter out
   const tooMany = errors.tooManyRequests(TOO_MANY_REQUESTS_MESSAGE, 1);

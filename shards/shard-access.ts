@@ -1,0 +1,114 @@
+/**
+ * ShardAccess: the storage calls the rest of the server makes, whichever
+ * thread it runs in. The main thread's ShardRouter (which also owns the shard
+ * threads) and a front-end worker's ClientShardRouter (its own channels to
+ * the same shard threads) both implement it by forwarding each call to the
+ * shard that owns the resource; RoutedCalls is that forwarding, written once.
+ */
+import type { Revision } from '../src/storage/interface.ts';
+import type { ShardCall, WatchRequestBody, WatchSink } from './shard-client.ts';
+import type { Filter, ListEncoding, ListReply, ObjectBytes, ReadMode, ReplyValue, ShardStats } from './protocol.ts';
+
+export interface ListPage {
+  startKey?: string | undefined;
+  limit?: number | undefined;
+  encoding?: ListEncoding | undefined;
+  remainingFromStart?: number | undefined;
+}
+
+export interface ShardAccess {
+  get(resource: string, key: string, read: ReadMode): Promise<{ object: ObjectBytes | null; revision: Revision }>;
+  list(resource: string, read: ReadMode, filter: Filter, page?: ListPage): Promise<ListReply>;
+  create(resource: string, key: string, value: Uint8Array): Promise<ObjectBytes>;
+  update(resource: string, key: string, value: Uint8Array, expectedRevision: Revision): Promise<ObjectBytes>;
+  delete(resource: string, key: string, expectedRevision?: Revision): Promise<ObjectBytes>;
+  watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void };
+  stats(): Promise<ShardStats[]>;
+  /** Told the duration of every storage call (for apiserver_storage_request_duration_seconds). */
+  observe: ((operation: string, resource: string, seconds: number) => void) | undefined;
+  /** How many shards there are. */
+  readonly shardCount: number;
+  /** Requests waiting on shard `index` from this thread (the queue depth metric). */
+  pendingCount(index: number): number;
+  /** Watchers this thread holds on `resource` (`<group>/<resource>` of the storage). */
+  watcherCount(resource: string): number;
+}
+
+/** One shard as seen from the calling thread: its channel. */
+export interface ShardEndpoint {
+  call<T extends ReplyValue>(req: ShardCall): Promise<T>;
+  watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void };
+  readonly pendingCount: number;
+  watchersByResource(): Map<string, number>;
+}
+
+export abstract class RoutedCalls implements ShardAccess {
+  /** The endpoint of the shard that owns `groupResource` (throws if none does). */
+  protected abstract endpointOf(groupResource: string): ShardEndpoint;
+  /** Every shard's endpoint, by index. */
+  protected abstract endpoints(): readonly ShardEndpoint[];
+
+  observe: ((operation: string, resource: string, seconds: number) => void) | undefined;
+
+  get shardCount(): number {
+    return this.endpoints().length;
+  }
+
+  pendingCount(index: number): number {
+    return this.endpoints()[index]?.pendingCount ?? 0;
+  }
+
+  watcherCount(resource: string): number {
+    return this.endpointOf(resource).watchersByResource().get(resource) ?? 0;
+  }
+
+  #timed<T>(operation: string, resource: string, p: Promise<T>): Promise<T> {
+    const observe = this.observe;
+    if (observe === undefined) return p;
+    const started = performance.now();
+    const done = (): void => observe(operation, resource, (performance.now() - started) / 1000);
+    p.then(done, done);
+    return p;
+  }
+
+  get(resource: string, key: string, read: ReadMode): Promise<{ object: ObjectBytes | null; revision: Revision }> {
+    return this.#timed('get', resource, this.endpointOf(resource).call({ op: 'get', resource, key, read }));
+  }
+
+  list(resource: string, read: ReadMode, filter: Filter, page: ListPage = {}): Promise<ListReply> {
+    return this.#timed(
+      'list',
+      resource,
+      this.endpointOf(resource).call({
+        op: 'list',
+        resource,
+        read,
+        filter,
+        startKey: page.startKey,
+        limit: page.limit,
+        encoding: page.encoding,
+        remainingFromStart: page.remainingFromStart,
+      }),
+    );
+  }
+
+  create(resource: string, key: string, value: Uint8Array): Promise<ObjectBytes> {
+    return this.#timed('create', resource, this.endpointOf(resource).call({ op: 'create', resource, key, value }));
+  }
+
+  update(resource: string, key: string, value: Uint8Array, expectedRevision: Revision): Promise<ObjectBytes> {
+    return this.#timed('update', resource, this.endpointOf(resource).call({ op: 'update', resource, key, value, expectedRevision }));
+  }
+
+  delete(resource: string, key: string, expectedRevision?: Revision): Promise<ObjectBytes> {
+    return this.#timed('delete', resource, this.endpointOf(resource).call({ op: 'delete', resource, key, expectedRevision }));
+  }
+
+  watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {
+    return this.endpointOf(req.resource).watch(req, sink);
+  }
+
+  async stats(): Promise<ShardStats[]> {
+    return Promise.all(this.endpoints().map((s) => s.call<ShardStats>({ op: 'stats' })));
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * ShardClient is one thread's side of one shard's batched channel: requests
+ * waiting for replies, watchers and the last revision each has seen, and
+ * what was sent while the channel was down. Every serving thread holds one
+ * per shard (the main thread inside its ShardHandle, a front-end worker in
+ * its ClientShardRouter); when the channel is replaced (the shard thread was
+ * restarted) each watcher resumes exactly after the last event it got, or
+ * ends with a clear 410 if that history is gone.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { Revision } from '../src/storage/interface.ts';
+import { BatchedPort } from './batched-port.ts';
+import type { ReplyValue, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
+
+/** Receives one watcher's output in the serving thread. */
+export interface WatchSink {
+  /** Frames in the watcher's encoding, in order. */
+  onFrames(frames: Uint8Array, revision: Revision): void;
+  /** The watch ended (410 Compacted, store gone, bad selector, ...). Nothing follows. */
+  onEnd(error: ShardError): void;
+}
+
+export type WatchRequestBody = Omit<Extract<ShardRequest, { op: 'watch' }>, 'op' | 'watchId'>;
+
+export class ShardCallError extends Error {
+  constructor(readonly error: ShardError) {
+    super(error.message);
+  }
+}
+
+interface Watcher {
+  req: WatchRequestBody;
+  sink: WatchSink;
+  /** Revision the watcher is current up to; null until its first frames. */
+  lastRevision: Revision | null;
+}
+
+type RequestBody = Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' }>;
+export type WithoutId<T> = T extends { id: number } ? Omit<T, 'id'> : never;
+export type ShardCall = WithoutId<RequestBody>;
+
+export interface ShardClientOptions {
+  index: number;
+  /** The channel closed under us (the shard thread ended); not called after detach() or close(). */
+  onLost: () => void;
+  /** Told of failures contained here: a watch sink that threw (that watcher is ended). */
+  onError?: ((err: unknown, what: string) => void) | undefined;
+}
+
+export class ShardClient {
+  readonly index: number;
+  readonly #opts: ShardClientOptions;
+  #port: BatchedPort<ShardRequest, ShardMessage> | null = null;
+  #pending = new Map<number, { resolve: (v: ReplyValue) => void; reject: (e: Error) => void }>();
+  #watchers = new Map<number, Watcher>();
+  #nextId = 1;
+  #closed = false;
+  /** Requests queued while the channel is down. */
+  #backlog: ShardRequest[] = [];
+
+  constructor(opts: ShardClientOptions) {
+    this.index = opts.index;
+    this.#opts = opts;
+  }
+
+  /** True while a channel is attached. */
+  get attached(): boolean {
+    return this.#port !== null;
+  }
+
+  /**
+   * Takes a fresh channel to the shard: watchers (re)attach, each resuming
+   * after its last revision, then queued requests go out.
+   */
+  attach(raw: MessagePort): void {
+    if (this.#closed) {
+      raw.close();
+      return;
+    }
+    const port = new BatchedPort<ShardRequest, ShardMessage>(raw, (msgs) => this.#onMessages(msgs));
+    raw.on('close', () => {
+      if (this.#port === port) {
+        this.#port = null;
+        this.#failPending(`shard ${this.index} restarted`);
+        if (!this.#closed) this.#opts.onLost();
+      }
+    });
+    this.#port = port;
+    for (const [watchId, w] of this.#watchers) this.#sendWatch(watchId, w);
+    const backlog = this.#backlog;
+    this.#backlog = [];
+    for (const req of backlog) port.send(req);
+  }
+
+  /**
+   * Drops the channel on purpose (a restart the caller drives): requests in
+   * flight fail with Unavailable (the caller retries or reports 503);
+   * watchers stay, to resume on the next channel.
+   */
+  detach(reason: string): void {
+    const port = this.#port;
+    this.#port = null;
+    this.#failPending(reason);
+    port?.close();
+  }
+
+  #failPending(reason: string): void {
+    const err = new ShardCallError({ code: 'Unavailable', message: reason });
+    for (const p of this.#pending.values()) p.reject(err);
+    this.#pending.clear();
+  }
+
+  #send(req: ShardRequest): void {
+    if (this.#port !== null) this.#port.send(req);
+    else this.#backlog.push(req);
+  }
+
+  #onMessages(msgs: ShardMessage[]): void {
+    for (const m of msgs) {
+      switch (m.t) {
+        case 'ok':
+        case 'err': {
+          const p = this.#pending.get(m.id);
+          if (p === undefined) break;
+          this.#pending.delete(m.id);
+          if (m.t === 'ok') p.resolve(m.value);
+          else p.reject(new ShardCallError(m.error));
+          break;
+        }
+        case 'frames':
+          for (const id of m.ids) {
+            const w = this.#watchers.get(id);
+            if (w === undefined) continue;
+            w.lastRevision = m.revision;
+            try {
+              w.sink.onFrames(m.frames, m.revision);
+            } catch (err) {
+              this.#sinkFailed(id, w, err);
+            }
+          }
+          break;
+        case 'end':
+          for (const id of m.ids) {
+            const w = this.#watchers.get(id);
+            if (w === undefined) continue;
+            this.#watchers.delete(id);
+            try {
+              w.sink.onEnd(m.error);
+            } catch (err) {
+              this.#opts.onError?.(err, `watch ${id} on shard ${this.index}: ending it failed`);
+            }
+          }
+          break;
+      }
+    }
+  }
+
+  /**
+   * A watcher's sink threw on its frames: that watcher alone ends (the shard
+   * stops sending to it), and the others of the batch still get theirs.
+   */
+  #sinkFailed(id: number, w: Watcher, err: unknown): void {
+    this.#opts.onError?.(err, `watch ${id} on shard ${this.index}: its frames could not be sent`);
+    this.#watchers.delete(id);
+    this.#send({ op: 'unwatch', watchId: id, resource: w.req.resource });
+    try {
+      w.sink.onEnd({ code: 'Internal', message: err instanceof Error ? err.message : String(err) });
+    } catch {
+      // already reported above; nothing more this watcher can be told
+    }
+  }
+
+  /** Sends a request to the shard and waits for its reply. */
+  call<T extends ReplyValue>(req: ShardCall): Promise<T> {
+    if (this.#closed) return Promise.reject(new ShardCallError({ code: 'Unavailable', message: 'shard is closed' }));
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (v: ReplyValue) => void, reject });
+      this.#send({ ...req, id } as ShardRequest);
+    });
+  }
+
+  /** Starts a watch; frames go to `sink` until it ends or `close()` is called. */
+  watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {
+    const watchId = this.#nextId++;
+    const w: Watcher = { req, sink, lastRevision: null };
+    this.#watchers.set(watchId, w);
+    if (this.#port !== null) this.#sendWatch(watchId, w);
+    return {
+      id: watchId,
+      close: () => {
+        if (this.#watchers.delete(watchId)) this.#send({ op: 'unwatch', watchId, resource: req.resource });
+      },
+    };
+  }
+
+  #sendWatch(watchId: number, w: Watcher): void {
+    // A watcher that has seen events resumes right after them.
+    const start = w.lastRevision === null ? w.req.start : { kind: 'from' as const, revision: w.lastRevision };
+    const initialEventsEnd = w.lastRevision === null ? w.req.initialEventsEnd : false;
+    this.#port!.send({ ...w.req, start, initialEventsEnd, op: 'watch', watchId });
+  }
+
+  /** Asks the shard to send bookmarks now (tests, shutdown). */
+  bookmark(resource?: string): void {
+    this.#send({ op: 'bookmark', resource });
+  }
+
+  /**
+   * Per resource, the oldest revision a watcher here must resume after: a
+   * restarted shard loads its caches as of then, so the resumed watchers
+   * find their next events in the window.
+   */
+  resumeRevisions(): Record<string, Revision> {
+    const loadAt: Record<string, Revision> = {};
+    for (const w of this.#watchers.values()) {
+      if (w.lastRevision === null) continue;
+      const cur = loadAt[w.req.resource];
+      loadAt[w.req.resource] = cur === undefined ? w.lastRevision : Math.min(cur, w.lastRevision);
+    }
+    return loadAt;
+  }
+
+  get watcherCount(): number {
+    return this.#watchers.size;
+  }
+
+  /** Requests sent and not yet answered (the shard's queue depth, for metrics). */
+  get pendingCount(): number {
+    return this.#pending.size + this.#backlog.length;
+  }
+
+  /** Watchers per resource (`<group>/<resource>` of the storage) on this shard. */
+  watchersByResource(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const w of this.#watchers.values()) out.set(w.req.resource, (out.get(w.req.resource) ?? 0) + 1);
+    return out;
+  }
+
+  /** Ends the channel for good: requests in flight fail, watchers are forgotten. */
+  close(): void {
+    this.#closed = true;
+    const port = this.#port;
+    this.#port = null;
+    port?.close();
+    for (const p of this.#pending.values()) p.reject(new ShardCallError({ code: 'Unavailable', message: 'shard closed' }));
+    this.#pending.clear();
+    this.#watchers.clear();
+    this.#backlog = [];
+  }
+}
+
+/** Merges per-resource resume revisions, keeping the oldest of each. */
+export function mergeResumeRevisions(into: Record<string, Revision>, from: Record<string, Revision>): Record<string, Revision> {
+  for (const [resource, rev] of Object.entries(from)) {
+    const cur = into[resource];
+    into[resource] = cur === undefined ? rev : Math.min(cur, rev);
+  }
+  return into;
+}

@@ -1,0 +1,245 @@
+/**
+ * The request pipeline of one serving thread, built from the server's
+ * options: registry, generic store with admission and write hooks,
+ * endpoints, health checks, metrics, authentication, authorization and the
+ * filter chain. The main thread and every front-end worker thread call
+ * buildPipeline with the same inputs, so what lands here (authentication,
+ * authorization, admission) runs in every thread that serves requests, and
+ * discovery, OpenAPI and continue tokens are the same bytes in all of them.
+ *
+ * What exists once per process (data dir, shard threads, controllers) is
+ * not here: see server.ts.
+ */
+import type { ServerOptions } from './options.ts';
+import { runtimeEnabled } from './options.ts';
+import { buildHandlerChain } from './chain.ts';
+import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
+import { createMetrics, type ApiserverMetrics } from './metrics.ts';
+import type { Logger } from './logging.ts';
+import type { RequestHandler } from './http.ts';
+import type { RequestContext } from './context.ts';
+import { createRoutes } from './routes.ts';
+import { builtinResourceTypes } from '../registry/catalog/index.ts';
+import { ResourceRegistry } from '../registry/registry.ts';
+import { GenericStore } from '../registry/generic-store.ts';
+import { AdmissionChain, type AdmissionPlugin } from '../admission/types.ts';
+import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts';
+import { admissionPluginEnabled } from '../admission/plugin-names.ts';
+import { createResourceHandler } from '../endpoints/resource-handler.ts';
+import { PatchSchemas } from '../endpoints/patch-handler.ts';
+import { preloadProtobuf } from '../protobuf/index.ts';
+import { FieldManager, keepTimesIfUnchanged } from '../apply/index.ts';
+import { ContinueTokens } from '../endpoints/continue-token.ts';
+import { buildDiscovery } from '../endpoints/discovery.ts';
+import { buildOpenApi, openApiResponse } from '../openapi/index.ts';
+import { installServiceAllocators, type ServiceAllocatorSet } from '../registry/service-allocation/index.ts';
+import { buildAuthenticator } from '../authn/build.ts';
+import { WatchCacheObjectSource, type ObjectSource } from '../authn/object-source.ts';
+import { buildServerAuthorization } from '../authz/build.ts';
+import { buildRbac } from '../authz/rbac/build.ts';
+import { TokenReviewSlot, tokenReviewTypes } from '../registry/reviews/token-review.ts';
+import { AccessReviewer, bindAccessReviews } from '../registry/access-reviews/index.ts';
+import type { InflightCounts } from './filters/with-max-inflight.ts';
+import type { ShardAccess } from '../../shards/shard-access.ts';
+import { Counter } from 'prom-client';
+
+/**
+ * The review resources answer through this thread's authenticators and
+ * authorizer, which are built after the registry (the authorizer's Node graph
+ * watches through the store): slots bound once the pipeline has them.
+ */
+export interface ReviewSlots {
+  readonly tokenReviews: TokenReviewSlot;
+  readonly reviewer: AccessReviewer;
+}
+
+/** The resource types of this server, as the options enable and size them (the same in every thread). */
+export function buildRegistry(opts: ServerOptions): { registry: ResourceRegistry; reviews: ReviewSlots } {
+  const reviews: ReviewSlots = { tokenReviews: new TokenReviewSlot(), reviewer: new AccessReviewer() };
+  const registry = new ResourceRegistry([...bindAccessReviews(builtinResourceTypes, reviews.reviewer), ...tokenReviewTypes(reviews.tokenReviews)], {
+    defaultWatchCacheSize: opts.defaultWatchCacheSize,
+    watchCacheSizes: opts.watchCacheSizes,
+    isEnabled: (group, version) => runtimeEnabled(opts.runtimeConfig, group, version),
+  });
+  return { registry, reviews };
+}
+
+export interface PipelineInputs {
+  readonly opts: ServerOptions;
+  readonly logger: Logger;
+  readonly registry: ResourceRegistry;
+  /** The registry's review slots (buildRegistry), bound here to this thread's authenticators and authorizer. */
+  readonly reviews: ReviewSlots;
+  readonly router: ShardAccess;
+  /** PEM of the CA that signs client certificates. */
+  readonly clientCa: string;
+  readonly tokenFilePath: string;
+  /** HMAC key of continue tokens: derived once in the main thread, shared so any thread accepts any token. */
+  readonly continueKey: Uint8Array;
+  /** Which serving thread this is: 0 the main thread, 1.. the front-end workers (a metric label). */
+  readonly thread: number;
+  /** In-flight counts shared by every serving thread (a SharedArrayBuffer); this thread's own when absent. */
+  readonly inflight?: InflightCounts | undefined;
+  /** Whether this thread reports the process's in-flight gauge (one thread does, as the counts are shared). */
+  readonly reportsInflight?: boolean | undefined;
+  /** Process metrics (CPU, memory) are the process's: collected in one thread only. */
+  readonly defaultMetrics?: boolean | undefined;
+  /**
+   * The text of GET /metrics for the whole process (every thread's metrics
+   * aggregated); this thread's own registry when absent.
+   */
+  readonly processMetrics?: (() => Promise<string>) | undefined;
+}
+
+export interface Pipeline {
+  /** Filters, routing and endpoints: what the front ends call. */
+  readonly handler: RequestHandler;
+  readonly store: GenericStore;
+  readonly metrics: ApiserverMetrics;
+  readonly health: HealthChecks;
+  /** Service accounts, secrets and pods for authentication, fed by watches (object-source.ts). */
+  readonly objects: ObjectSource;
+  /** The Services' allocators (the main thread repairs with them), or null when Services are off. */
+  readonly serviceAllocators: ServiceAllocatorSet | null;
+  close(): Promise<void>;
+}
+
+export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
+  const { opts, logger, registry, router } = inp;
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const close = async (): Promise<void> => {
+    for (const c of cleanups.splice(0).reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'error while stopping');
+      }
+    }
+  };
+  try {
+    // Admission and the generic store.
+    const namespaces = registry.lookup('', 'v1', 'namespaces')!;
+    const plugins: AdmissionPlugin[] = [];
+    const generic: { store?: GenericStore } = {};
+    if (admissionPluginEnabled('NamespaceLifecycle', opts.enableAdmissionPlugins, opts.disableAdmissionPlugins)) {
+      plugins.push(
+        namespaceLifecycle({
+          async phase(name) {
+            const ns = await generic.store!.getObject(namespaces, '', name, { kind: 'any' });
+            if (ns === null) return undefined;
+            return ns.obj.metadata.deletionTimestamp ? 'Terminating' : 'Active';
+          },
+        }),
+      );
+    }
+    const openapi = buildOpenApi(registry);
+    const fieldManager = new FieldManager(openapi.schemas);
+    const store = new GenericStore(router, new AdmissionChain(plugins), undefined, {
+      update: (req) => fieldManager.update(req),
+      keepTimesIfUnchanged: (next, old) => keepTimesIfUnchanged(next, old),
+    });
+    generic.store = store;
+    const services = registry.lookup('', 'v1', 'services');
+    const serviceAllocators =
+      services === undefined
+        ? null
+        : installServiceAllocators({
+            router,
+            store,
+            services,
+            clusterIPRange: opts.serviceClusterIPRange,
+            nodePortRange: opts.serviceNodePortRange,
+            log: logger,
+          });
+
+    // Documents and codecs built once per thread, from the same inputs in every thread.
+    preloadProtobuf();
+    const discovery = buildDiscovery(registry, `${opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress}:${opts.securePort}`);
+
+    // Health and metrics.
+    const health = new HealthChecks();
+    health.add('readyz', 'shards', async () => {
+      const stats = await router.stats();
+      const notReady = stats.flatMap((s) => s.resources.filter((r) => !r.ready).map((r) => r.groupResource));
+      if (notReady.length > 0) throw new Error(`caches not ready: ${notReady.join(', ')}`);
+    });
+    health.add('healthz', opts.storageBackend === 'etcd3' ? 'etcd' : 'storage', async () => {
+      await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
+    });
+    const metrics = createMetrics({ defaultMetrics: inp.defaultMetrics ?? true });
+    router.observe = (op, resource, seconds) => metrics.observeStorageRequest(op, resource, seconds);
+    const threadRequests = new Counter({
+      name: 'apiserver_frontend_thread_requests_total',
+      help: 'Requests received by each serving thread of this process (0: the main thread, 1..: front-end worker threads).',
+      labelNames: ['thread'],
+      registers: [metrics.registry],
+    }).labels(String(inp.thread));
+    const healthHandle = healthHandler(health, logger);
+
+    // Authentication and authorization.
+    const objects = new WatchCacheObjectSource(store, registry);
+    cleanups.push(() => objects.close());
+    const authn = await buildAuthenticator(opts, { logger, clientCaPem: inp.clientCa, tokenFilePath: inp.tokenFilePath, objects });
+    cleanups.push(() => authn.close());
+    inp.reviews.tokenReviews.bind(authn.tokenReviewer);
+    // RBAC from watches of this thread's shards; role and binding writes on its store check escalation against the chain.
+    const rbac = await buildRbac(store, registry);
+    cleanups.push(() => rbac.close());
+    const authz = await buildServerAuthorization(opts, { store, registry, logger, extraFactories: { RBAC: rbac.factory } });
+    cleanups.push(() => authz.close());
+    const authorizer = authz.authorizer;
+    rbac.installEscalationChecks(authorizer);
+    inp.reviews.reviewer.bind(authz.authorizer, authz.rules);
+
+    // Endpoints and the chain.
+    const resources = createResourceHandler({
+      registry,
+      store,
+      patchSchemas: new PatchSchemas(openapi.schemas),
+      fieldManager,
+      continueTokens: new ContinueTokens(Buffer.from(inp.continueKey), opts.continueTokenLifetimeMs),
+      watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
+    });
+    const processMetrics = inp.processMetrics;
+    const routes = createRoutes({
+      resources,
+      discovery,
+      health: { isHealthPath, handle: healthHandle },
+      metrics: async (ctx: RequestContext) => {
+        // Gauges read at scrape time: shard queues and watch counts live in the router.
+        for (let i = 0; i < router.shardCount; i++) metrics.setShardQueueDepth(i, router.pendingCount(i));
+        for (const rt of registry.storedTypes()) metrics.setRegisteredWatchers(rt.group, rt.kind, router.watcherCount(rt.storageResource));
+        if (processMetrics === undefined) return metrics.metricsHandler(ctx);
+        const text = await processMetrics();
+        if (ctx.res.closed) return;
+        ctx.res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        ctx.res.end(text);
+      },
+      openapi: (req) => openApiResponse(openapi, req),
+    });
+    const chain = buildHandlerChain({
+      authenticator: authn.authenticator,
+      stripHeaders: authn.stripHeaders,
+      authorizer,
+      handler: routes,
+      logger,
+      metrics,
+      options: {
+        requestTimeoutMs: opts.requestTimeoutMs,
+        maxRequestsInflight: opts.maxRequestsInflight,
+        maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
+        minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds,
+      },
+      inflight: inp.inflight,
+      reportsInflight: inp.reportsInflight,
+    });
+    const handler: RequestHandler = (req, res) => {
+      threadRequests.inc();
+      return chain(req, res);
+    };
+    return { handler, store, metrics, health, objects, serviceAllocators, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
