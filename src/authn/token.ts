@@ -18,4 +18,9 @@ export interface TokenAuthenticator {
    * token.
    */
   authenticateToken(token: string, signal?: AbortSignal): Promise<AuthResult> | AuthResult;
+  /**
+   * True when it answers from memory, never waiting on I/O: it is then called
+   * without the request's signal (making one costs microseconds a request).
+   */
+  readonly inMemory?: boolean;
 }
