@@ -36,10 +36,13 @@ function report(manifest: Manifest, folds: readonly WindowFold[]): string[] {
     `(every ${manifest.intervalUs} µs) in every thread, each thread's samples scaled to its CPU from /proc.`,
     `Command: ${manifest.command}`,
     '',
-    'Figures are µs of server CPU per successful request, all threads, WITH the profiler running (it adds to every',
-    'stage; the "profiled total" row against the h2load bench shows by how much). A sample is charged to the',
-    'nearest frame on its stack that a rule of loadtest/profile/stages.ts recognizes (leaf first), so a builtin',
-    '(JSON.parse, a native write) counts for the stage that called it.',
+    'Figures are µs of server CPU per successful request. A stage row is its samples times the sampling period, scaled',
+    'down when a thread\'s samples add up to more than /proc says it ran (V8 samples on the wall clock, so a thread',
+    'waiting for a core still collects them); the "unsampled" row of a thread is what /proc counted on it beyond its',
+    'samples (mostly the profiler\'s own signal handling; the profiler also slows every stage a little, so compare',
+    'the total with the h2load bench). A sample',
+    'is charged to the nearest frame on its stack that a rule of loadtest/profile/stages.ts recognizes (leaf first),',
+    'so a builtin (JSON.parse, a native write) counts for the stage that called it.',
   ];
   const frontEnds = FRONT_ENDS.filter((fe) => folds.some((f) => f.window.frontEnd === fe));
   for (const fe of frontEnds) {
@@ -62,7 +65,7 @@ function report(manifest: Manifest, folds: readonly WindowFold[]): string[] {
       const [thread, stage] = k.split('\u0000') as [string, string];
       const gv = g.get(k) ?? 0;
       const cv = c.get(k) ?? 0;
-      if (gv < 0.05 && cv < 0.05) continue;
+      if (Math.abs(gv) < 0.05 && Math.abs(cv) < 0.05) continue;
       lines.push(row([thread, stage, fmt(gv), fmt(cv)]));
     }
     const prof = (f: WindowFold | undefined): string => (f ? fmt((f.profilerSeconds * 1e6) / Math.max(1, f.window.succeeded)) : 'n/a');
