@@ -1,6 +1,6 @@
 /**
- * apiserver_request_total and apiserver_request_duration_seconds, recorded
- * on every request: a Map lookup and a few additions per observation, where
+ * apiserver_request_total and apiserver_request_duration_seconds (and the
+ * storage latency histograms, the same way), recorded on every request: a Map lookup and a few additions per observation, where
  * prom-client's labels()/observe()/inc() build label objects, validate them
  * and hash them, twice a request (~3-5 µs of a ~60 µs get in the profile).
  * The numbers are turned into prom-client's shape only when scraped, by the
@@ -31,8 +31,8 @@ export class RequestSeries {
     this.#bounds = [...bounds].sort((a, b) => a - b);
   }
 
-  /** One finished request: label values in labelNames order, its status code, its latency. */
-  observe(values: readonly string[], code: number, seconds: number): void {
+  /** One finished request: label values in labelNames order, its status code (none for a histogram alone), its latency. */
+  observe(values: readonly string[], code: number | undefined, seconds: number): void {
     const key = values.join('\u0000');
     let s = this.#series.get(key);
     if (s === undefined) {
@@ -41,7 +41,7 @@ export class RequestSeries {
       s = { labels, buckets: new Float64Array(this.#bounds.length), sum: 0, count: 0, codes: new Map() };
       this.#series.set(key, s);
     }
-    s.codes.set(code, (s.codes.get(code) ?? 0) + 1);
+    if (code !== undefined) s.codes.set(code, (s.codes.get(code) ?? 0) + 1);
     // prom-client refuses a non-finite latency; a clock oddity must not fail a request.
     if (!Number.isFinite(seconds)) return;
     const bounds = this.#bounds;

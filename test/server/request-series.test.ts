@@ -71,6 +71,26 @@ describe('RequestSeries', () => {
     assert.deepEqual(await json(p.ours), await json(p.reference));
   });
 
+  it('serves a histogram alone (no codes), read under two names, as prom-client would', async () => {
+    const reference = new Registry();
+    const ours = new Registry();
+    const config = (name: string) => ({ name, help: 'storage latency', labelNames: ['operation', 'type'], buckets: [...REQUEST_DURATION_BUCKETS] });
+    const refs = [new Histogram({ ...config('a_seconds'), registers: [reference] }), new Histogram({ ...config('b_seconds'), registers: [reference] })];
+    const series = new RequestSeries(['operation', 'type'], REQUEST_DURATION_BUCKETS);
+    new SeriesHistogram({ ...config('a_seconds'), registers: [ours] }).bind(series);
+    new SeriesHistogram({ ...config('b_seconds'), registers: [ours] }).bind(series);
+    const next = random(5);
+    for (let i = 0; i < 500; i++) {
+      const labels = { operation: next() < 0.5 ? 'get' : 'create', type: next() < 0.5 ? 'pods' : 'configmaps' };
+      const seconds = next() * 0.3;
+      for (const h of refs) h.observe(labels, seconds);
+      series.observe([labels.operation, labels.type], undefined, seconds);
+    }
+    const [want, got] = [await reference.metrics(), await ours.metrics()];
+    assert.match(want, /b_seconds_count\{operation="get",type="pods"\} \d+/);
+    assert.deepEqual(sortedLines(got), sortedLines(want));
+  });
+
   it('starts again from nothing after a reset', async () => {
     const p = pair();
     p.observe(['GET', '', 'v1', 'pods', '', 'resource', 'apiserver'], 200, 0.01);
