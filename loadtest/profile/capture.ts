@@ -84,6 +84,7 @@ export async function capture(o: CaptureOptions): Promise<Manifest> {
     }
   }
   const windows: Window[] = [];
+  const machine = describeMachine(machineInfo()); // the load average before this run's own load
   try {
     const createBody = join(o.dir, 'create.json');
     await writeFile(createBody, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'prof-' }, data: { v: 'x'.repeat(1024) } }));
@@ -120,7 +121,7 @@ export async function capture(o: CaptureOptions): Promise<Manifest> {
     await server.stop(); // SIGTERM: a clean exit, so every thread writes its profile
   }
   const manifest: Manifest = {
-    machine: describeMachine(machineInfo()),
+    machine,
     server: describeServer(),
     command: o.command,
     pid: server.pid,

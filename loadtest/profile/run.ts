@@ -33,7 +33,7 @@ function report(manifest: Manifest, folds: readonly WindowFold[]): string[] {
     `Machine: ${manifest.machine}. Server: ${manifest.server}.`,
     `h2load ${manifest.clients} connections (one stream each), TLS, bearer token, 1 KiB ConfigMaps (creates use generateName),`,
     `embedded store, one ${manifest.seconds} s window per front end and operation after a 2 s warm-up; V8's sampling profiler`,
-    `(every ${manifest.intervalUs} µs) in every thread, each thread's samples scaled to its CPU from /proc.`,
+    `(every ${manifest.intervalUs} µs) in every thread, per-thread CPU from /proc.`,
     `Command: ${manifest.command}`,
     '',
     'Figures are µs of server CPU per successful request. A stage row is its samples times the sampling period, scaled',
