@@ -20,6 +20,9 @@ import { certificatesFromPem } from './pem.ts';
 import { StaticTokenAuthenticator, parseTokenFile } from './token-file.ts';
 import type { TokenAuthenticator } from './token.ts';
 import type { ObjectSource } from './object-source.ts';
+import { BootstrapTokenAuthenticator } from './bootstrap-token.ts';
+import { RequestHeaderAuthenticator, requestHeaderNamesFilter } from './request-header.ts';
+import { TokenReviewer } from './token-review.ts';
 
 /** What the authenticators may use of the running server. */
 export interface AuthenticatorDeps {
@@ -34,6 +37,10 @@ export interface AuthenticatorDeps {
 
 export interface BuiltAuthenticator {
   readonly authenticator: Authenticator;
+  /** Identity headers (lower-case) to remove from every request after authentication: the proxy's. */
+  readonly stripHeaders: ((lowerName: string) => boolean) | undefined;
+  /** The token authenticators for TokenReview (spec 2.9). */
+  readonly tokenReviewer: TokenReviewer;
   /** Stops what the methods run in the background (key refreshes, watches). */
   close(): Promise<void>;
 }
@@ -47,13 +54,45 @@ export async function buildAuthenticator(opts: ServerOptions, deps: Authenticato
   const tokenFile = parseTokenFile(await readFile(deps.tokenFilePath, 'utf8'), deps.tokenFilePath);
   for (const w of tokenFile.warnings) logger.warn({ file: deps.tokenFilePath }, w);
   tokens.push(new StaticTokenAuthenticator(tokenFile.tokens));
+  // Service-account tokens come here (between the token file and bootstrap tokens, as the original orders them).
+  if (opts.enableBootstrapTokenAuth) {
+    const bootstrap = new BootstrapTokenAuthenticator({
+      objects: deps.objects,
+      // The id half of a bootstrap token is public; the reason names the secret, never the token.
+      onReject: (tokenId, reason) => logger.debug({ tokenId, reason }, 'bootstrap token rejected'),
+    });
+    closers.push(() => bootstrap.close());
+    tokens.push(bootstrap);
+  }
+  let requestHeader: RequestHeaderAuthenticator | undefined;
+  let stripHeaders: ((lowerName: string) => boolean) | undefined;
+  if (opts.requestheaderClientCaFile !== undefined) {
+    const config = {
+      usernameHeaders: opts.requestheaderUsernameHeaders,
+      groupHeaders: opts.requestheaderGroupHeaders,
+      extraHeaderPrefixes: opts.requestheaderExtraHeadersPrefix,
+      allowedNames: opts.requestheaderAllowedNames,
+    };
+    const path = opts.requestheaderClientCaFile;
+    let clientCA: Uint8Array[];
+    try {
+      clientCA = certificatesFromPem(await readFile(path, 'utf8'));
+    } catch (err) {
+      throw new Error(`unable to load requestheader client CA file "${path}": ${(err as Error).message}`);
+    }
+    requestHeader = new RequestHeaderAuthenticator({ ...config, clientCA });
+    stripHeaders = requestHeaderNamesFilter(config);
+  }
   const authenticator = createRequestAuthenticator({
+    requestHeader,
     x509: new X509Authenticator({ clientCA: certificatesFromPem(deps.clientCaPem) }),
     tokens,
     anonymous: anonymous.enabled,
   });
   return {
     authenticator,
+    stripHeaders,
+    tokenReviewer: new TokenReviewer(tokens),
     close: async () => {
       for (const c of closers.reverse()) await c();
     },

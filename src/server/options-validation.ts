@@ -57,6 +57,10 @@ function fileProblems(o: ServerOptions): string[] {
   check('token-auth-file', o.tokenAuthFile);
   check('service-account-signing-key-file', o.serviceAccountSigningKeyFile);
   for (const f of o.serviceAccountKeyFiles) check('service-account-key-file', f);
+  check('requestheader-client-ca-file', o.requestheaderClientCaFile);
+  if (o.requestheaderClientCaFile !== undefined && o.requestheaderUsernameHeaders.length === 0) {
+    problems.push('--requestheader-username-headers must name at least one header when --requestheader-client-ca-file is set');
+  }
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     problems.push('--tls-cert-file and --tls-private-key-file must be given together');
   }

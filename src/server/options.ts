@@ -73,6 +73,18 @@ export interface ServerOptions {
   serviceAllocationRepairIntervalMs: number;
   /** Bytes all slow watch clients together may hold before the one holding the most is dropped. */
   watchMaxTotalBufferedBytes: number;
+  /** `--enable-bootstrap-token-auth` (default false). */
+  enableBootstrapTokenAuth: boolean;
+  /** `--requestheader-client-ca-file`: turns the authenticating proxy on. */
+  requestheaderClientCaFile: string | undefined;
+  /** `--requestheader-allowed-names` (empty = any common name). */
+  requestheaderAllowedNames: string[];
+  /** `--requestheader-username-headers`. */
+  requestheaderUsernameHeaders: string[];
+  /** `--requestheader-group-headers`. */
+  requestheaderGroupHeaders: string[];
+  /** `--requestheader-extra-headers-prefix`. */
+  requestheaderExtraHeadersPrefix: string[];
 }
 
 export class OptionsError extends Error {}
@@ -234,6 +246,19 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     help: 'interval of the repair pass that reconciles cluster IP and node port allocations with existing services (default 3m0s; 0 = only at start)',
   },
   'tls-san': { set: (o, v) => o.tlsSanHosts.push(...list(v)), help: 'extra host names/IPs for the generated serving certificate' },
+  'enable-bootstrap-token-auth': {
+    set: (o, v) => (o.enableBootstrapTokenAuth = bool('enable-bootstrap-token-auth')(v)),
+    boolean: true,
+    help: 'accept bootstrap tokens (secrets bootstrap-token-<id> of the system namespace) as bearer tokens',
+  },
+  'requestheader-client-ca-file': {
+    set: (o, v) => (o.requestheaderClientCaFile = v),
+    help: 'CA bundle that verifies the authenticating proxy\'s client certificate before the identity headers are read (secure port only)',
+  },
+  'requestheader-allowed-names': { set: (o, v) => o.requestheaderAllowedNames.push(...list(v)), help: 'common names the proxy\'s client certificate may have (empty = any)' },
+  'requestheader-username-headers': { set: (o, v) => o.requestheaderUsernameHeaders.push(...list(v)), help: 'request headers to read the user name from, first with a value wins (X-Remote-User suggested)' },
+  'requestheader-group-headers': { set: (o, v) => o.requestheaderGroupHeaders.push(...list(v)), help: 'request headers whose values are groups (X-Remote-Group suggested)' },
+  'requestheader-extra-headers-prefix': { set: (o, v) => o.requestheaderExtraHeadersPrefix.push(...list(v)), help: 'request header prefixes of extra user fields (X-Remote-Extra- suggested)' },
 };
 
 export function defaultOptions(): ServerOptions {
@@ -282,6 +307,12 @@ export function defaultOptions(): ServerOptions {
     serviceNodePortRange: DEFAULT_SERVICE_NODE_PORT_RANGE,
     serviceAllocationRepairIntervalMs: 3 * 60_000,
     watchMaxTotalBufferedBytes: defaultWatchBudgetBytes(),
+    enableBootstrapTokenAuth: false,
+    requestheaderClientCaFile: undefined,
+    requestheaderAllowedNames: [],
+    requestheaderUsernameHeaders: [],
+    requestheaderGroupHeaders: [],
+    requestheaderExtraHeadersPrefix: [],
   };
 }
 

@@ -38,6 +38,7 @@ import { NamespaceController, ensureSystemNamespaces } from '../controllers/name
 import { ApiServiceController } from '../controllers/api-service-controller.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { buildAuthenticator } from '../authn/build.ts';
+import { TokenReviewSlot, tokenReviewTypes } from '../registry/reviews/token-review.ts';
 import { WatchCacheObjectSource, type ObjectSource } from '../authn/object-source.ts';
 import { buildAuthorizer } from '../authz/mode.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
@@ -103,10 +104,15 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const [servingCert, servingKey] = await Promise.all([readFile(servingCertPath), readFile(servingKeyPath)]);
     const clientCaPath = opts.clientCaFile ?? files.caCertPath;
     const clientCa = await readFile(clientCaPath, 'utf8');
+    // The TLS handshake names every CA whose client certificates mean something here, the proxy's too
+    // (clients such as Go's send a certificate only when its issuer is named), as the original does.
+    const handshakeCa = opts.requestheaderClientCaFile === undefined ? clientCa : `${clientCa.trimEnd()}\n${await readFile(opts.requestheaderClientCaFile, 'utf8')}`;
     const tokenFilePath = opts.tokenAuthFile ?? files.tokenFilePath;
 
     // Types, shards and storage.
-    const registry = new ResourceRegistry(builtinResourceTypes, {
+    // TokenReview answers through the token authenticators, built further down.
+    const tokenReviews = new TokenReviewSlot();
+    const registry = new ResourceRegistry([...builtinResourceTypes, ...tokenReviewTypes(tokenReviews)], {
       defaultWatchCacheSize: opts.defaultWatchCacheSize,
       watchCacheSizes: opts.watchCacheSizes,
       isEnabled: (group, version) => runtimeEnabled(opts.runtimeConfig, group, version),
@@ -209,6 +215,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const authn = await buildAuthenticator(opts, { logger, clientCaPem: clientCa, tokenFilePath, objects });
     cleanups.push(() => authn.close());
     const authenticator = authn.authenticator;
+    tokenReviews.bind(authn.tokenReviewer);
     const authorizer = buildAuthorizer(opts.authorizationMode);
 
     // Endpoints and the chain.
@@ -240,6 +247,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     });
     const handler = buildHandlerChain({
       authenticator,
+      stripHeaders: authn.stripHeaders,
       authorizer,
       handler: routes,
       logger,
@@ -266,7 +274,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const node: Frontend = await startNodeFrontend({
       host: opts.bindAddress,
       port: opts.securePort,
-      tls: { cert: servingCert, key: servingKey, clientCa },
+      tls: { cert: servingCert, key: servingKey, clientCa: handshakeCa },
       handler,
       maxStreamsPerConnection: opts.http2MaxStreamsPerConnection,
       timeouts: { idleMs: opts.httpIdleTimeoutMs, headerReadMs: opts.httpReadHeaderTimeoutMs },

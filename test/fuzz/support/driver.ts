@@ -274,7 +274,10 @@ export function withoutEmpties(v: unknown): unknown {
   for (const [k, x] of Object.entries(v)) {
     const y = withoutEmpties(x);
     if (y === null || y === '' || y === 0 || y === false || (Array.isArray(y) && y.length === 0) || (typeof y === 'object' && y !== null && !Array.isArray(y) && Object.keys(y).length === 0)) continue;
-    out[k] = y;
+    // Defined, not assigned: a `__proto__` key (legal JSON, kept by the server in free-form fields such as a
+    // ControllerRevision's data) must stay an own property, not become the copy's prototype, which
+    // isDeepStrictEqual compares by identity (fuzz seed 6, case 21433: a false "Protobuf and JSON differ").
+    Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
