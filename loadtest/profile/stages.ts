@@ -21,7 +21,7 @@ interface Rule {
 
 /** Stages that are not a frame (V8's pseudo-nodes). */
 export const GC = 'GC (garbage collector, on this thread)';
-export const PROGRAM = 'native, no JS on the stack: TLS decrypt, HTTP parse (uWS/nghttp2), socket reads, event loop';
+export const PROGRAM = 'native, no JS on the stack (main: TLS decrypt, HTTP parse, socket reads; all: event loop, message receipt)';
 export const UNKNOWN = 'other (unattributed JS, node internals)';
 
 const RULES: readonly Rule[] = [
@@ -50,7 +50,8 @@ const RULES: readonly Rule[] = [
   { stage: 'endpoint (resource handler, read options)', url: /src\/endpoints\// },
   { stage: 'request (front-end adapter: headers, request object)', url: /src\/frontends\/|node:internal\/http2\/|node:http2|node:_http|src\/server\/http/ },
   { stage: 'watch cache, cached resource, B+ tree (shards/, src/watchcache/)', url: /shards\/|src\/watchcache\/|sorted-btree/ },
-  { stage: 'store host: MVCC store, WAL, group commit', url: /src\/storage\/embedded\/|src\/storage\// },
+  { stage: 'WAL: write-ahead log, group commit, snapshots (store host)', url: /src\/storage\/embedded\/(wal|committer|frame-file|records|snapshot|files)\.[jt]s$/ },
+  { stage: 'MVCC store (store host: revisions, watch events)', url: /src\/storage\/embedded\/|src\/storage\// },
   { stage: 'crypto (hashes, random ids)', url: /node:internal\/crypto|node:crypto/ },
   { stage: 'timers, promises, microtasks', url: /node:internal\/(timers|process\/task_queues)|node:timers/ },
 ];
