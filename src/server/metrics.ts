@@ -64,7 +64,11 @@ function requestLabelValues(l: RequestLabels): string[] {
 export class ApiserverMetrics {
   readonly registry = new Registry();
 
-  /** What requestTotal and requestDuration report, recorded without prom-client's per-call label work. */
+  /**
+   * What requestTotal and requestDuration report, recorded without prom-client's per-call label work.
+   * Record through observeRequest(): those two (and the storage histograms below) print only what their
+   * RequestSeries holds, so their own inc()/observe() would go unreported.
+   */
   readonly #requests = new RequestSeries(REQUEST_LABELS, REQUEST_DURATION_BUCKETS);
 
   readonly requestTotal = new SeriesCounter({
