@@ -20,6 +20,9 @@ import { certificatesFromPem } from './pem.ts';
 import { StaticTokenAuthenticator, parseTokenFile } from './token-file.ts';
 import type { TokenAuthenticator } from './token.ts';
 import type { ObjectSource } from './object-source.ts';
+import { ServiceAccountTokenAuthenticator } from './service-account/authenticator.ts';
+import type { ServiceAccountConfig } from './service-account/config.ts';
+import { PublicPathsAuthenticator } from './service-account/public-paths.ts';
 
 /** What the authenticators may use of the running server. */
 export interface AuthenticatorDeps {
@@ -30,6 +33,10 @@ export interface AuthenticatorDeps {
   readonly tokenFilePath: string;
   /** Service accounts, secrets and pods from the watch caches, with change feeds (object-source.ts). */
   readonly objects: ObjectSource;
+  /** Service-account tokens (service-account/config.ts); absent: not accepted. */
+  readonly serviceAccounts?: ServiceAccountConfig | undefined;
+  /** Paths anyone may GET without a credential (issuer discovery). */
+  readonly publicPaths?: ReadonlySet<string> | undefined;
 }
 
 export interface BuiltAuthenticator {
@@ -47,11 +54,25 @@ export async function buildAuthenticator(opts: ServerOptions, deps: Authenticato
   const tokenFile = parseTokenFile(await readFile(deps.tokenFilePath, 'utf8'), deps.tokenFilePath);
   for (const w of tokenFile.warnings) logger.warn({ file: deps.tokenFilePath }, w);
   tokens.push(new StaticTokenAuthenticator(tokenFile.tokens));
-  const authenticator = createRequestAuthenticator({
+  if (deps.serviceAccounts !== undefined) {
+    const sa = deps.serviceAccounts;
+    const saTokens = new ServiceAccountTokenAuthenticator({
+      issuers: sa.issuers,
+      apiAudiences: sa.apiAudiences,
+      keys: sa.verificationKeys,
+      lookup: sa.lookup,
+      objects: deps.objects,
+    });
+    closers.push(() => saTokens.close());
+    tokens.push(saTokens);
+  }
+  const requestAuthenticator = createRequestAuthenticator({
     x509: new X509Authenticator({ clientCA: certificatesFromPem(deps.clientCaPem) }),
     tokens,
     anonymous: anonymous.enabled,
   });
+  const authenticator =
+    deps.publicPaths !== undefined && deps.publicPaths.size > 0 ? new PublicPathsAuthenticator(requestAuthenticator, deps.publicPaths) : requestAuthenticator;
   return {
     authenticator,
     close: async () => {

@@ -39,6 +39,7 @@ import { ApiServiceController } from '../controllers/api-service-controller.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { buildAuthenticator } from '../authn/build.ts';
 import { WatchCacheObjectSource, type ObjectSource } from '../authn/object-source.ts';
+import { startServiceAccountTokens } from '../authn/service-account/index.ts';
 import { buildAuthorizer } from '../authz/mode.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
@@ -188,6 +189,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     preloadProtobuf();
     const continueKey = createHash('sha256').update('orch continue tokens\0').update(files.saPrivateKey.export({ format: 'der', type: 'pkcs8' })).digest();
     const discovery = buildDiscovery(registry, `${opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress}:${opts.securePort}`);
+    // Service-account tokens: keys, issuers, TokenRequest and issuer discovery (authn/service-account).
+    const serviceAccounts = await startServiceAccountTokens(opts, files, `${opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress}:${opts.securePort}`, logger);
 
     // Health and metrics.
     const health = new HealthChecks();
@@ -206,7 +209,14 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     // Authentication and authorization.
     const objects = new WatchCacheObjectSource(genericStore, registry);
     cleanups.push(() => objects.close());
-    const authn = await buildAuthenticator(opts, { logger, clientCaPem: clientCa, tokenFilePath, objects });
+    const authn = await buildAuthenticator(opts, {
+      logger,
+      clientCaPem: clientCa,
+      tokenFilePath,
+      objects,
+      serviceAccounts: serviceAccounts.config,
+      publicPaths: new Set(serviceAccounts.documents.keys()),
+    });
     cleanups.push(() => authn.close());
     const authenticator = authn.authenticator;
     const authorizer = buildAuthorizer(opts.authorizationMode);
@@ -219,6 +229,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       fieldManager,
       continueTokens: new ContinueTokens(continueKey, opts.continueTokenLifetimeMs),
       watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
+      tokenRequest: serviceAccounts.tokenRequest,
     });
     const routes = createRoutes({
       resources,
@@ -237,6 +248,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         return metrics.metricsHandler(ctx);
       },
       openapi: (req) => openApiResponse(openapi, req),
+      documents: serviceAccounts.documents,
     });
     const handler = buildHandlerChain({
       authenticator,
