@@ -16,10 +16,6 @@ export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';
 export const ALL_SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 export const SERVICE_ACCOUNT_GROUP_PREFIX = 'system:serviceaccounts:';
 
-/** What the original calls WarnOnlyBoundTokenExpirationSeconds: the kubelet's projected token lifetime. */
-export const WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS = 60 * 60 + 7;
-/** ExpirationExtensionSeconds: how long such a token really lives with extension on. */
-export const EXPIRATION_EXTENSION_SECONDS = 24 * 365 * 60 * 60;
 /** go-jose's DefaultLeeway, which the original's validator uses for exp and nbf. */
 export const LEEWAY_SECONDS = 60;
 
