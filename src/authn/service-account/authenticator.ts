@@ -26,7 +26,7 @@
  * feeds (decision-cache.ts): a cached token costs a hash and a map lookup.
  * No message ever contains the token.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import crypto, { timingSafeEqual } from 'node:crypto';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { UserInfo } from '../../server/context.ts';
 import type { KObject } from '../../registry/object.ts';
@@ -149,7 +149,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
 
   authenticateToken(token: string, _signal?: AbortSignal, options: TokenCheckOptions = {}): AuthResult | Promise<AuthResult> {
     const audiences = options.audiences;
-    let key = createHash('sha256').update(token).digest('base64');
+    let key = sha256Base64(token);
     if (audiences !== undefined) key += `\u0000${JSON.stringify(audiences)}`;
     const cached = this.#cache.get(key);
     if (cached !== undefined) return { kind: 'user', user: cached, method: SERVICE_ACCOUNT_METHOD };
@@ -298,6 +298,12 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       ...(extra !== undefined ? { extra } : {}),
     };
   }
+}
+
+/** One-shot crypto.hash (Node >= 20.12) is about twice as fast as createHash for a token: this runs on every request. */
+const oneShotHash = (crypto as { hash?: (alg: string, data: string, enc: 'base64') => string }).hash;
+function sha256Base64(data: string): string {
+  return oneShotHash !== undefined ? oneShotHash('sha256', data, 'base64') : crypto.createHash('sha256').update(data).digest('base64');
 }
 
 /** The secret's `data.token` (base64 in the stored JSON) equals the presented token, compared in constant time. */
