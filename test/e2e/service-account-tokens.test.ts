@@ -272,6 +272,21 @@ describe('TokenRequest validation', () => {
     assert.equal(Date.parse(body.status.expirationTimestamp) / 1000, claims.iat! + 3607);
   });
 
+  it('dryRun is accepted and, as the original of v1.25, still answers with a token', async () => {
+    const r = await srv.request('POST', `${NS}/serviceaccounts/strict/token?dryRun=All`, { apiVersion: TR_VERSION, kind: 'TokenRequest', spec: {} });
+    assert.equal(r.status, 201, r.body);
+    assert.equal((await whoCanList(r.json<{ status: { token: string } }>().status.token)).status, 200);
+    const bad = await srv.request('POST', `${NS}/serviceaccounts/strict/token?dryRun=Some`, { spec: {} });
+    assert.equal(bad.status, 422, bad.body);
+  });
+
+  it('a body of the wrong kind or version is a 400', async () => {
+    const wrongKind = await srv.request('POST', `${NS}/serviceaccounts/strict/token`, { apiVersion: TR_VERSION, kind: 'TokenReview', spec: {} });
+    assert.equal(wrongKind.status, 400, wrongKind.body);
+    const wrongSpec = await srv.request('POST', `${NS}/serviceaccounts/strict/token`, { apiVersion: TR_VERSION, kind: 'TokenRequest', spec: { audiences: 'one' } });
+    assert.equal(wrongSpec.status, 400, wrongSpec.body);
+  });
+
   it('is listed in discovery as the original lists it', async () => {
     const v1 = (await srv.request('GET', '/api/v1')).json<{ resources: Array<Record<string, unknown>> }>();
     assert.deepEqual(
