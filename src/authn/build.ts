@@ -23,6 +23,7 @@ import type { ObjectSource } from './object-source.ts';
 import { ServiceAccountTokenAuthenticator } from './service-account/authenticator.ts';
 import type { ServiceAccountConfig } from './service-account/config.ts';
 import { PublicPathsAuthenticator } from './service-account/public-paths.ts';
+import { LengthPrefilteredTokenAuthenticator } from './service-account/static-token-prefilter.ts';
 
 /** What the authenticators may use of the running server. */
 export interface AuthenticatorDeps {
@@ -53,7 +54,8 @@ export async function buildAuthenticator(opts: ServerOptions, deps: Authenticato
   const tokens: TokenAuthenticator[] = [];
   const tokenFile = parseTokenFile(await readFile(deps.tokenFilePath, 'utf8'), deps.tokenFilePath);
   for (const w of tokenFile.warnings) logger.warn({ file: deps.tokenFilePath }, w);
-  tokens.push(new StaticTokenAuthenticator(tokenFile.tokens));
+  // Exact: a token of a length the file lacks cannot be in it (spares other tokens the file's hash).
+  tokens.push(new LengthPrefilteredTokenAuthenticator(new StaticTokenAuthenticator(tokenFile.tokens), tokenFile.tokens.map((t) => t.token)));
   if (deps.serviceAccounts !== undefined) {
     const sa = deps.serviceAccounts;
     const saTokens = new ServiceAccountTokenAuthenticator({

@@ -79,6 +79,7 @@ type Verdict =
   | { readonly kind: 'user'; readonly user: UserInfo; readonly deps: readonly Dependency[]; readonly expiresAt: number };
 
 const NONE: Verdict = { kind: 'none' };
+const NONE_RESULT: AuthResult = Object.freeze({ kind: 'none' });
 const invalid = (message: string): Verdict => ({ kind: 'invalid', message });
 const COULD_NOT_VALIDATE = 'token could not be validated';
 
@@ -148,6 +149,10 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   }
 
   authenticateToken(token: string, _signal?: AbortSignal, options: TokenCheckOptions = {}): AuthResult | Promise<AuthResult> {
+    // Not a compact JWT (two dots): not ours, decided without hashing or awaiting.
+    const firstDot = token.indexOf('.');
+    const secondDot = firstDot < 0 ? -1 : token.indexOf('.', firstDot + 1);
+    if (secondDot < 0 || token.indexOf('.', secondDot + 1) >= 0) return NONE_RESULT;
     const audiences = options.audiences;
     let key = sha256Base64(token);
     if (audiences !== undefined) key += `\u0000${JSON.stringify(audiences)}`;

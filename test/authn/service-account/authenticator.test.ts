@@ -363,3 +363,18 @@ describe('service-account keys', () => {
     assert.throws(() => parsePublicKeysPem('nothing here', 'empty.pem'), /empty.pem: data does not contain any valid RSA or ECDSA public keys/);
   });
 });
+
+describe('the token file prefilter', () => {
+  it('asks the token file only for tokens of a length it has, with the same answers', async () => {
+    const { LengthPrefilteredTokenAuthenticator } = await import('../../../src/authn/service-account/static-token-prefilter.ts');
+    const { StaticTokenAuthenticator } = await import('../../../src/authn/token-file.ts');
+    const asked: string[] = [];
+    const inner = new StaticTokenAuthenticator([{ token: 'abcdefgh12345678', user: { name: 'alice', groups: [] } }]);
+    const spy = { name: inner.name, authenticateToken: (t: string) => (asked.push(t), inner.authenticateToken(t)) };
+    const filtered = new LengthPrefilteredTokenAuthenticator(spy, ['abcdefgh12345678']);
+    assert.equal((await filtered.authenticateToken('abcdefgh12345678')).kind, 'user');
+    assert.equal((await filtered.authenticateToken('abcdefgh1234567X')).kind, 'none');
+    assert.equal((await filtered.authenticateToken('a.much.longer-token-of-another-length')).kind, 'none');
+    assert.deepEqual(asked, ['abcdefgh12345678', 'abcdefgh1234567X']);
+  });
+});
