@@ -278,6 +278,8 @@ async function serveAction(ctx: RequestContext, deps: ResourceHandlerDeps, actio
 
 /** A TokenRequest POST: its body and answer are authentication/v1 TokenRequests. */
 async function serveTokenRequest(ctx: RequestContext, deps: ResourceHandlerDeps, env: Omit<TokenRequestEnv, 'store' | 'registry'>, rt: ResourceType, info: RequestInfo): Promise<void> {
+  // A namespaced subresource has no cluster-wide path.
+  if (info.namespace === '') throw errors.notFoundMessage();
   const gvk = { group: apiGroup('authentication'), version: 'v1', kind: 'TokenRequest' };
   const body = await readObject(ctx, decodeTarget(ctx, deps, 'CreateOptions', gvk));
   const call = { rt, namespace: info.namespace, name: info.name, body, opts: writeOptions(ctx), warn: (m: string) => ctx.warnings.push(m) };

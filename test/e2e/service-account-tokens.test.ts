@@ -287,6 +287,29 @@ describe('TokenRequest validation', () => {
     assert.equal(wrongSpec.status, 400, wrongSpec.body);
   });
 
+  it('odd bodies get a Status (or a token), never a crash', async () => {
+    const bodies: unknown[] = [
+      null, [], 'str', {}, { spec: null }, { spec: [] }, { spec: { expirationSeconds: 1e300 } }, { spec: { expirationSeconds: -5 } },
+      { spec: { expirationSeconds: '3600' } }, { spec: { expirationSeconds: 9007199254740993 } }, { spec: { audiences: [1] } },
+      { spec: { boundObjectRef: 'x' } }, { spec: { boundObjectRef: { kind: 5 } } }, { spec: { boundObjectRef: { kind: 'Pod', apiVersion: 'a/b/c', name: '' } } },
+      { metadata: { name: 5 } }, { metadata: null }, { status: { token: 'forged' } },
+    ];
+    for (const b of bodies) {
+      const r = await srv.request('POST', `${NS}/serviceaccounts/strict/token`, JSON.stringify(b));
+      const body = r.json<{ kind: string; code?: number; status?: { token?: string } }>();
+      if (r.status === 201) {
+        assert.equal(body.kind, 'TokenRequest', JSON.stringify(b));
+        assert.notEqual(body.status?.token, 'forged');
+      } else {
+        assert.ok(r.status >= 400 && r.status < 500, `${JSON.stringify(b)}: ${r.status} ${r.body}`);
+        assert.equal(body.kind, 'Status');
+        assert.equal(body.code, r.status);
+      }
+    }
+    const clusterWide = await srv.request('POST', '/api/v1/serviceaccounts/strict/token', {});
+    assert.equal(clusterWide.status, 404, clusterWide.body);
+  });
+
   it('is listed in discovery as the original lists it', async () => {
     const v1 = (await srv.request('GET', '/api/v1')).json<{ resources: Array<Record<string, unknown>> }>();
     assert.deepEqual(
