@@ -14,6 +14,11 @@
  * BENCH_H2LOAD_RUNS=3 (median reported), BENCH_H2LOAD_CLIENTS=32,
  * BENCH_H2LOAD_GET_NAMES=1000 (objects the gets cycle through), BENCH_H2LOAD_SCALING=0 skips the
  * scaling run.
+ *
+ * Side by side with the original API server (opt-in): `--original=/path/to/kube-apiserver`
+ * (or BENCH_ORIGINAL_APISERVER) runs loadtest/original/side-by-side.ts instead:
+ * ours and the original (with its own etcd) in interleaved rounds, ratio
+ * columns, and LIST of 50,000 ConfigMaps; written to loadtest/results/vs-original.md.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -26,6 +31,7 @@ import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
 import { BACKENDS, REPO_ROOT, describeServer, startApiServer, startBenchEtcd, stopEverything, type BackendName, type ServerHandle } from '../api/server.ts';
 import { H1Client } from '../api/client.ts';
 import { runH2load, type H2loadResult, type H2loadRun } from './h2load.ts';
+import { runSideBySide } from '../original/side-by-side.ts';
 
 const SECONDS = envNumber('BENCH_H2LOAD_SECONDS', 8);
 const RUNS = envNumber('BENCH_H2LOAD_RUNS', 3);
@@ -112,6 +118,8 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
     console.log('h2load benchmark skipped: h2load is not installed (apt-get install nghttp2-client).');
     return 0;
   }
+  const original = argValue('original', argv) ?? process.env['BENCH_ORIGINAL_APISERVER'];
+  if (original !== undefined && original !== '') return runSideBySide(original, argv, argValue('out', argv));
   const only = argValue('only', argv);
   const backends = BACKENDS.filter((b) => only === undefined || b === only);
   const out = argValue('out', argv) ?? join(REPO_ROOT, 'loadtest/results/h2load.md');

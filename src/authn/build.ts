@@ -24,6 +24,9 @@ import { ServiceAccountTokenAuthenticator } from './service-account/authenticato
 import type { ServiceAccountConfig } from './service-account/config.ts';
 import { PublicPathsAuthenticator } from './service-account/public-paths.ts';
 import { LengthPrefilteredTokenAuthenticator } from './service-account/static-token-prefilter.ts';
+import { BootstrapTokenAuthenticator } from './bootstrap-token.ts';
+import { RequestHeaderAuthenticator, requestHeaderNamesFilter } from './request-header.ts';
+import { TokenReviewer } from './token-review.ts';
 
 /** What the authenticators may use of the running server. */
 export interface AuthenticatorDeps {
@@ -42,6 +45,10 @@ export interface AuthenticatorDeps {
 
 export interface BuiltAuthenticator {
   readonly authenticator: Authenticator;
+  /** Identity headers (lower-case) to remove from every request after authentication: the proxy's. */
+  readonly stripHeaders: ((lowerName: string) => boolean) | undefined;
+  /** The token authenticators for TokenReview (spec 2.9). */
+  readonly tokenReviewer: TokenReviewer;
   /** Stops what the methods run in the background (key refreshes, watches). */
   close(): Promise<void>;
 }
@@ -68,7 +75,36 @@ export async function buildAuthenticator(opts: ServerOptions, deps: Authenticato
     closers.push(() => saTokens.close());
     tokens.push(saTokens);
   }
+  if (opts.enableBootstrapTokenAuth) {
+    const bootstrap = new BootstrapTokenAuthenticator({
+      objects: deps.objects,
+      // The id half of a bootstrap token is public; the reason names the secret, never the token.
+      onReject: (tokenId, reason) => logger.debug({ tokenId, reason }, 'bootstrap token rejected'),
+    });
+    closers.push(() => bootstrap.close());
+    tokens.push(bootstrap);
+  }
+  let requestHeader: RequestHeaderAuthenticator | undefined;
+  let stripHeaders: ((lowerName: string) => boolean) | undefined;
+  if (opts.requestheaderClientCaFile !== undefined) {
+    const config = {
+      usernameHeaders: opts.requestheaderUsernameHeaders,
+      groupHeaders: opts.requestheaderGroupHeaders,
+      extraHeaderPrefixes: opts.requestheaderExtraHeadersPrefix,
+      allowedNames: opts.requestheaderAllowedNames,
+    };
+    const path = opts.requestheaderClientCaFile;
+    let clientCA: Uint8Array[];
+    try {
+      clientCA = certificatesFromPem(await readFile(path, 'utf8'));
+    } catch (err) {
+      throw new Error(`unable to load requestheader client CA file "${path}": ${(err as Error).message}`);
+    }
+    requestHeader = new RequestHeaderAuthenticator({ ...config, clientCA });
+    stripHeaders = requestHeaderNamesFilter(config);
+  }
   const requestAuthenticator = createRequestAuthenticator({
+    requestHeader,
     x509: new X509Authenticator({ clientCA: certificatesFromPem(deps.clientCaPem) }),
     tokens,
     anonymous: anonymous.enabled,
@@ -77,6 +113,8 @@ export async function buildAuthenticator(opts: ServerOptions, deps: Authenticato
     deps.publicPaths !== undefined && deps.publicPaths.size > 0 ? new PublicPathsAuthenticator(requestAuthenticator, deps.publicPaths) : requestAuthenticator;
   return {
     authenticator,
+    stripHeaders,
+    tokenReviewer: new TokenReviewer(tokens, deps.serviceAccounts?.apiAudiences ?? []),
     close: async () => {
       for (const c of closers.reverse()) await c();
     },

@@ -17,5 +17,12 @@ export interface TokenAuthenticator {
    * when the token is not one of its own. Messages must never contain the
    * token.
    */
-  authenticateToken(token: string, signal?: AbortSignal): Promise<AuthResult> | AuthResult;
+  authenticateToken(token: string, signal?: AbortSignal, audiences?: readonly string[]): Promise<AuthResult> | AuthResult;
+  /**
+   * True when the authenticator checks `audiences` itself and reports the
+   * ones the token is valid for in the result (service-account tokens, OIDC).
+   * Others are audience-agnostic: as the original wraps them, they are taken
+   * to be valid exactly for the API audiences (token-review.ts).
+   */
+  readonly audienceAware?: boolean;
 }

@@ -7,7 +7,14 @@ import type { ApiRequest } from '../server/http.ts';
 import type { UserInfo } from '../server/context.ts';
 
 export type AuthResult =
-  | { kind: 'user'; user: UserInfo; /** Which method recognised the user, for logs and metrics. */ method: string }
+  | {
+      kind: 'user';
+      user: UserInfo;
+      /** Which method recognised the user, for logs and metrics. */
+      method: string;
+      /** Audiences the credential is valid for, when the method checks them (token-review.ts). */
+      audiences?: readonly string[] | undefined;
+    }
   | { kind: 'invalid'; message: string }
   | { kind: 'none' };
 

@@ -55,6 +55,8 @@ export class FallbackAuthenticator implements Authenticator {
 }
 
 export interface RequestAuthenticatorConfig {
+  /** The authenticating proxy (--requestheader-*), first as in the original. */
+  readonly requestHeader?: Authenticator | undefined;
   /** Client certificate authentication, when --client-ca-file is set. */
   readonly x509?: Authenticator | undefined;
   /** Token authenticators in order (token file, service accounts, ...); none disables bearer tokens. */
@@ -66,6 +68,7 @@ export interface RequestAuthenticatorConfig {
 /** The request authenticator the authentication filter runs. */
 export function createRequestAuthenticator(config: RequestAuthenticatorConfig): Authenticator {
   const methods: Authenticator[] = [];
+  if (config.requestHeader !== undefined) methods.push(config.requestHeader);
   if (config.x509 !== undefined) methods.push(config.x509);
   // With no token authenticator a bearer token is still taken and rejected:
   // it cannot be valid, and must not pass for anonymous.

@@ -9,6 +9,7 @@ import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer } from './always.ts';
 import { UnionAuthorizer } from './union.ts';
 import { PrivilegedGroupsAuthorizer } from './privileged-groups.ts';
 import { GROUP_MASTERS } from '../authn/types.ts';
+import { UnionRuleResolver, type RuleResolver } from './rule-resolver.ts';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
@@ -91,4 +92,26 @@ export function buildAuthorizer(flag: string | readonly string[] | undefined, fa
   const modes = validateAuthorizationModes(flag, factories);
   const available: AuthorizerFactories = { ...factories, ...BUILT_IN };
   return new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), ...modes.map((m) => available[m]!())]);
+}
+
+/** The chain and what SelfSubjectRulesReview asks: the rules of the same modes. */
+export interface BuiltAuthorization {
+  readonly authorizer: Authorizer;
+  /**
+   * The modes' rules in order; a mode without `rulesFor` makes the answer
+   * incomplete. The privileged-group module lists nothing, as in the original.
+   */
+  readonly rules: RuleResolver;
+}
+
+/** buildAuthorizer plus the rule resolver over the same mode instances. */
+export function buildAuthorization(flag: string | readonly string[] | undefined, factories: AuthorizerFactories = {}): BuiltAuthorization {
+  const modes = validateAuthorizationModes(flag, factories);
+  const available: AuthorizerFactories = { ...factories, ...BUILT_IN };
+  const built = modes.map((m) => available[m]!());
+  const resolvers = built.map((a): RuleResolver | undefined => (a.rulesFor === undefined ? undefined : { rulesFor: (u, ns) => a.rulesFor!(u, ns) }));
+  return {
+    authorizer: new UnionAuthorizer([new PrivilegedGroupsAuthorizer([GROUP_MASTERS]), ...built]),
+    rules: new UnionRuleResolver(resolvers),
+  };
 }

@@ -4,6 +4,7 @@
  * opinion the request is denied (403).
  */
 import type { UserInfo } from '../server/context.ts';
+import type { RulesResult } from './rule-resolver.ts';
 
 export interface AuthorizationAttributes {
   readonly user: UserInfo;
@@ -30,4 +31,6 @@ export interface AuthorizationResult {
 export interface Authorizer {
   readonly name: string;
   authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> | AuthorizationResult;
+  /** The rules `user` has in `namespace`, for SelfSubjectRulesReview; absent: this mode cannot list (incomplete). */
+  rulesFor?(user: UserInfo, namespace: string): Promise<RulesResult> | RulesResult;
 }

@@ -24,6 +24,15 @@ export class UnionAuthorizer implements Authorizer {
   }
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
+    const r = await this.decide(attrs);
+    return r.decision === 'noOpinion' ? { decision: 'deny', reason: r.reason } : r;
+  }
+
+  /**
+   * As authorize, but "no module had an opinion" stays noOpinion: access
+   * reviews answer `denied: true` only for an explicit deny, as the original.
+   */
+  async decide(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
     const reasons: string[] = [];
     const errors: Error[] = [];
     for (const a of this.authorizers) {
@@ -38,6 +47,6 @@ export class UnionAuthorizer implements Authorizer {
       if (result.reason !== '') reasons.push(result.reason);
     }
     if (errors.length > 0) throw new AuthorizationError(errors);
-    return { decision: 'deny', reason: reasons.join('\n') };
+    return { decision: 'noOpinion', reason: reasons.join('\n') };
   }
 }

@@ -10,6 +10,7 @@ import { isPlainObject } from '../registry/object.ts';
 import { errors } from '../api/status.ts';
 import { decodeObject, isProtobufMediaType } from '../protobuf/index.ts';
 import { decodeJsonBody, decodeObjectBody, jsonDepthExceeded, jsonDepthMessage, type DecodeTarget } from '../typed/index.ts';
+import { pushAll } from '../api/push-all.ts';
 
 /** The original's default limit for a request body (3 MiB) plus headroom for encoding. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024 + 512 * 1024;
@@ -81,7 +82,7 @@ export async function readObject(ctx: RequestContext, target: DecodeTarget): Pro
     obj = body.object;
     warnings = body.warnings;
   }
-  if (warnings.length > 0) ctx.warnings.push(...warnings);
+  if (warnings.length > 0) pushAll(ctx.warnings, warnings);
   if (obj['metadata'] === undefined || obj['metadata'] === null) obj['metadata'] = {};
   if (!isPlainObject(obj['metadata'])) throw errors.badRequest('metadata must be a JSON object');
   return obj as KObject;

@@ -21,6 +21,7 @@ import { decodeApplyBodyChecked } from '../apply/apply-body.ts';
 import { getScale, updateScale } from './scale.ts';
 import { names } from '../naming/index.ts';
 import { decodePatchedObject, duplicateFields, parseFieldValidation, TypedDecodeError, TypedDecoders, type DecodeTarget, type KindDecoder } from '../typed/index.ts';
+import { pushAll } from '../api/push-all.ts';
 
 /**
  * Patch schemas per resource type, resolved once per type, and the typed
@@ -69,7 +70,7 @@ export async function servePatch(
   if (mediaType(contentType) === APPLY_PATCH_TYPE) {
     const warnings: string[] = [];
     const res = await serveApply(store, fieldManager, rt, info, patchBytes, opts, forceParam, target(rt.group, rt.version, rt.kind), warnings);
-    ctx.warnings.push(...warnings);
+    pushAll(ctx.warnings, warnings);
     return res;
   }
   if (forceParam !== null) {
@@ -86,7 +87,7 @@ export async function servePatch(
     const scale = await getScale(store, rt, info.namespace, info.name, { kind: 'latest' });
     const patched = applyPatch({ contentType, original: scale, patchBytes, schema: schemas.forKind('autoscaling', 'v1', 'Scale') }) as KObject;
     decodePatched(patched, target('autoscaling', 'v1', 'Scale'));
-    ctx.warnings.push(...warnings);
+    pushAll(ctx.warnings, warnings);
     const res = await updateScale(store, rt, info.namespace, info.name, patched, opts);
     return { status: 200, body: new TextEncoder().encode(JSON.stringify(res)) };
   }
@@ -112,7 +113,7 @@ export async function servePatch(
     }
     return { update: patched };
   });
-  ctx.warnings.push(...warnings);
+  pushAll(ctx.warnings, warnings);
   return res;
 }
 

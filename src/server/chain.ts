@@ -53,6 +53,8 @@ export const DEFAULT_CHAIN_OPTIONS: HandlerChainOptions = {
 
 export interface HandlerChainDeps {
   readonly authenticator: Authenticator;
+  /** Identity headers removed from every request after authentication (the authenticating proxy's). */
+  readonly stripHeaders?: ((lowerName: string) => boolean) | undefined;
   readonly authorizer: Authorizer;
   /** The API: routing, resource handlers, health, metrics, ... */
   readonly handler: (ctx: RequestContext) => Promise<void>;
@@ -73,8 +75,8 @@ export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
     withLogging(logger),
     withMetrics(metrics),
     withTimeout({ requestTimeoutMs: options.requestTimeoutMs, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds, logger }),
-    withAuthentication(deps.authenticator, logger),
-    withImpersonation(),
+    withAuthentication(deps.authenticator, logger, { stripHeaders: deps.stripHeaders }),
+    withImpersonation(deps.authorizer),
     ...(maxInflight ? [maxInflight] : []),
     withAuthorization(deps.authorizer),
   ];

@@ -43,8 +43,10 @@ export interface UserInfo {
 export class RequestContext {
   /** Set by with-request-info. */
   info: RequestInfo | undefined;
-  /** Set by with-authentication. */
+  /** Set by with-authentication; replaced by with-impersonation with the identity the request acts as. */
   user: UserInfo | undefined;
+  /** The authenticated caller when the request impersonates someone else (`user`); for logs and audit. */
+  impersonator: UserInfo | undefined;
   /** Monotonic start time (performance.now()), for latency metrics and logs. */
   readonly startedAt = performance.now();
   /** Long-running requests (watch, exec, proxy) are exempt from the request timeout and in-flight limits. */
@@ -59,10 +61,18 @@ export class RequestContext {
   readonly warnings: string[] = [];
   #auditID: string | undefined;
 
+  /**
+   * The request. Filters that must hide headers from what follows them
+   * (authentication proxy headers, Impersonate-*) replace it with a masked
+   * view (masked-request.ts); nothing else may.
+   */
+  req: ApiRequest;
+
   constructor(
-    readonly req: ApiRequest,
+    req: ApiRequest,
     readonly res: ApiResponse,
   ) {
+    this.req = req;
     req.signal.addEventListener('abort', () => this.abort.abort(req.signal.reason), { once: true });
   }
 

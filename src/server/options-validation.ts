@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { AuthorizationConfigError, validateAuthorizationModes } from '../authz/mode.ts';
+import { authorizationOptionProblems, plannedModeFactories } from '../authz/build.ts';
 import { admissionPluginProblems } from '../admission/plugin-names.ts';
 import { MAX_TIMER_MS } from './long-timer.ts';
 import { OptionsError, type ServerOptions } from './options.ts';
@@ -55,8 +56,14 @@ function fileProblems(o: ServerOptions): string[] {
   check('tls-private-key-file', o.tlsPrivateKeyFile);
   check('client-ca-file', o.clientCaFile);
   check('token-auth-file', o.tokenAuthFile);
+  check('authorization-policy-file', o.authorizationPolicyFile);
+  check('authorization-webhook-config-file', o.authorizationWebhookConfigFile);
   check('service-account-signing-key-file', o.serviceAccountSigningKeyFile);
   for (const f of o.serviceAccountKeyFiles) check('service-account-key-file', f);
+  check('requestheader-client-ca-file', o.requestheaderClientCaFile);
+  if (o.requestheaderClientCaFile !== undefined && o.requestheaderUsernameHeaders.length === 0) {
+    problems.push('--requestheader-username-headers must name at least one header when --requestheader-client-ca-file is set');
+  }
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     problems.push('--tls-cert-file and --tls-private-key-file must be given together');
   }
@@ -75,11 +82,12 @@ export function validateOptions(o: ServerOptions): void {
   const problems: string[] = [];
   if (o.storageBackend === 'etcd3' && o.etcdServers.length === 0) problems.push('--etcd-servers must be set with --storage-backend=etcd3');
   try {
-    validateAuthorizationModes(o.authorizationMode);
+    validateAuthorizationModes(o.authorizationMode, plannedModeFactories());
   } catch (err) {
     if (!(err instanceof AuthorizationConfigError)) throw err;
     problems.push(...err.problems);
   }
+  problems.push(...authorizationOptionProblems(o));
   problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
   problems.push(...timerProblems(o));
   problems.push(...fileProblems(o));

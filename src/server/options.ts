@@ -35,6 +35,16 @@ export interface ServerOptions {
   tokenAuthFile: string | undefined;
   anonymousAuth: boolean;
   authorizationMode: string[];
+  /** `--authorization-policy-file`: the ABAC policy (one JSON per line). */
+  authorizationPolicyFile: string | undefined;
+  /** `--authorization-webhook-config-file`: kubeconfig of the authorization webhook. */
+  authorizationWebhookConfigFile: string | undefined;
+  /** `--authorization-webhook-version`: v1beta1 (default) or v1. */
+  authorizationWebhookVersion: string;
+  /** `--authorization-webhook-cache-authorized-ttl` (5m0s). */
+  authorizationWebhookCacheAuthorizedTtlMs: number;
+  /** `--authorization-webhook-cache-unauthorized-ttl` (30s). */
+  authorizationWebhookCacheUnauthorizedTtlMs: number;
   tlsCertFile: string | undefined;
   tlsPrivateKeyFile: string | undefined;
   serviceAccountKeyFiles: string[];
@@ -85,6 +95,18 @@ export interface ServerOptions {
   serviceAllocationRepairIntervalMs: number;
   /** Bytes all slow watch clients together may hold before the one holding the most is dropped. */
   watchMaxTotalBufferedBytes: number;
+  /** `--enable-bootstrap-token-auth` (default false). */
+  enableBootstrapTokenAuth: boolean;
+  /** `--requestheader-client-ca-file`: turns the authenticating proxy on. */
+  requestheaderClientCaFile: string | undefined;
+  /** `--requestheader-allowed-names` (empty = any common name). */
+  requestheaderAllowedNames: string[];
+  /** `--requestheader-username-headers`. */
+  requestheaderUsernameHeaders: string[];
+  /** `--requestheader-group-headers`. */
+  requestheaderGroupHeaders: string[];
+  /** `--requestheader-extra-headers-prefix`. */
+  requestheaderExtraHeadersPrefix: string[];
 }
 
 export class OptionsError extends Error {}
@@ -177,6 +199,11 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'token-auth-file': { set: (o, v) => (o.tokenAuthFile = v), help: 'static token file (CSV: token,user,uid,"g1,g2")' },
   'anonymous-auth': { set: (o, v) => (o.anonymousAuth = bool('anonymous-auth')(v)), boolean: true, help: 'allow anonymous requests' },
   'authorization-mode': { set: (o, v) => (o.authorizationMode = list(v)), help: 'ordered authorization modules' },
+  'authorization-policy-file': { set: (o, v) => (o.authorizationPolicyFile = v), help: 'ABAC policy file (one JSON policy per line); needs --authorization-mode=ABAC' },
+  'authorization-webhook-config-file': { set: (o, v) => (o.authorizationWebhookConfigFile = v), help: 'kubeconfig of the authorization webhook; needs --authorization-mode=Webhook' },
+  'authorization-webhook-version': { set: (o, v) => (o.authorizationWebhookVersion = v), help: 'SubjectAccessReview version sent to the webhook: v1beta1 or v1' },
+  'authorization-webhook-cache-authorized-ttl': { set: (o, v) => (o.authorizationWebhookCacheAuthorizedTtlMs = parseDuration(v)), help: 'how long allowed webhook answers are cached' },
+  'authorization-webhook-cache-unauthorized-ttl': { set: (o, v) => (o.authorizationWebhookCacheUnauthorizedTtlMs = parseDuration(v)), help: 'how long other webhook answers are cached' },
   'tls-cert-file': { set: (o, v) => (o.tlsCertFile = v), help: 'serving certificate (default: generated in the data dir)' },
   'tls-private-key-file': { set: (o, v) => (o.tlsPrivateKeyFile = v), help: 'serving key' },
   'service-account-key-file': { set: (o, v) => o.serviceAccountKeyFiles.push(v), help: 'service-account verification key (repeatable)' },
@@ -282,6 +309,19 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     help: 'interval of the repair pass that reconciles cluster IP and node port allocations with existing services (default 3m0s; 0 = only at start)',
   },
   'tls-san': { set: (o, v) => o.tlsSanHosts.push(...list(v)), help: 'extra host names/IPs for the generated serving certificate' },
+  'enable-bootstrap-token-auth': {
+    set: (o, v) => (o.enableBootstrapTokenAuth = bool('enable-bootstrap-token-auth')(v)),
+    boolean: true,
+    help: 'accept bootstrap tokens (secrets bootstrap-token-<id> of the system namespace) as bearer tokens',
+  },
+  'requestheader-client-ca-file': {
+    set: (o, v) => (o.requestheaderClientCaFile = v),
+    help: 'CA bundle that verifies the authenticating proxy\'s client certificate before the identity headers are read (secure port only)',
+  },
+  'requestheader-allowed-names': { set: (o, v) => o.requestheaderAllowedNames.push(...list(v)), help: 'common names the proxy\'s client certificate may have (empty = any)' },
+  'requestheader-username-headers': { set: (o, v) => o.requestheaderUsernameHeaders.push(...list(v)), help: 'request headers to read the user name from, first with a value wins (X-Remote-User suggested)' },
+  'requestheader-group-headers': { set: (o, v) => o.requestheaderGroupHeaders.push(...list(v)), help: 'request headers whose values are groups (X-Remote-Group suggested)' },
+  'requestheader-extra-headers-prefix': { set: (o, v) => o.requestheaderExtraHeadersPrefix.push(...list(v)), help: 'request header prefixes of extra user fields (X-Remote-Extra- suggested)' },
 };
 
 export function defaultOptions(): ServerOptions {
@@ -304,6 +344,11 @@ export function defaultOptions(): ServerOptions {
     tokenAuthFile: undefined,
     anonymousAuth: true,
     authorizationMode: ['AlwaysAllow'],
+    authorizationPolicyFile: undefined,
+    authorizationWebhookConfigFile: undefined,
+    authorizationWebhookVersion: 'v1beta1',
+    authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
+    authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
     tlsCertFile: undefined,
     tlsPrivateKeyFile: undefined,
     serviceAccountKeyFiles: [],
@@ -336,6 +381,12 @@ export function defaultOptions(): ServerOptions {
     serviceNodePortRange: DEFAULT_SERVICE_NODE_PORT_RANGE,
     serviceAllocationRepairIntervalMs: 3 * 60_000,
     watchMaxTotalBufferedBytes: defaultWatchBudgetBytes(),
+    enableBootstrapTokenAuth: false,
+    requestheaderClientCaFile: undefined,
+    requestheaderAllowedNames: [],
+    requestheaderUsernameHeaders: [],
+    requestheaderGroupHeaders: [],
+    requestheaderExtraHeadersPrefix: [],
   };
 }
 

@@ -38,9 +38,11 @@ import { NamespaceController, ensureSystemNamespaces } from '../controllers/name
 import { ApiServiceController } from '../controllers/api-service-controller.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { buildAuthenticator } from '../authn/build.ts';
+import { TokenReviewSlot, tokenReviewTypes } from '../registry/reviews/token-review.ts';
 import { WatchCacheObjectSource, type ObjectSource } from '../authn/object-source.ts';
 import { startServiceAccountTokens } from '../authn/service-account/index.ts';
-import { buildAuthorizer } from '../authz/mode.ts';
+import { buildServerAuthorization } from '../authz/build.ts';
+import { AccessReviewer, bindAccessReviews } from '../registry/access-reviews/index.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
 import { loadUws } from '../frontends/uws-loader.ts';
@@ -104,10 +106,17 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const [servingCert, servingKey] = await Promise.all([readFile(servingCertPath), readFile(servingKeyPath)]);
     const clientCaPath = opts.clientCaFile ?? files.caCertPath;
     const clientCa = await readFile(clientCaPath, 'utf8');
+    // The TLS handshake names every CA whose client certificates mean something here, the proxy's too
+    // (clients such as Go's send a certificate only when its issuer is named), as the original does.
+    const handshakeCa = opts.requestheaderClientCaFile === undefined ? clientCa : `${clientCa.trimEnd()}\n${await readFile(opts.requestheaderClientCaFile, 'utf8')}`;
     const tokenFilePath = opts.tokenAuthFile ?? files.tokenFilePath;
 
     // Types, shards and storage.
-    const registry = new ResourceRegistry(builtinResourceTypes, {
+    // TokenReview answers through the token authenticators, built further down; access reviews ask the
+    // authorizer chain, also built later (its Node graph watches the store).
+    const tokenReviews = new TokenReviewSlot();
+    const reviewer = new AccessReviewer();
+    const registry = new ResourceRegistry([...bindAccessReviews(builtinResourceTypes, reviewer), ...tokenReviewTypes(tokenReviews)], {
       defaultWatchCacheSize: opts.defaultWatchCacheSize,
       watchCacheSizes: opts.watchCacheSizes,
       isEnabled: (group, version) => runtimeEnabled(opts.runtimeConfig, group, version),
@@ -219,7 +228,11 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     });
     cleanups.push(() => authn.close());
     const authenticator = authn.authenticator;
-    const authorizer = buildAuthorizer(opts.authorizationMode);
+    tokenReviews.bind(authn.tokenReviewer);
+    const authz = await buildServerAuthorization(opts, { store: genericStore, registry, logger });
+    cleanups.push(() => authz.close());
+    const authorizer = authz.authorizer;
+    reviewer.bind(authz.authorizer, authz.rules);
 
     // Endpoints and the chain.
     const resources = createResourceHandler({
@@ -252,6 +265,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     });
     const handler = buildHandlerChain({
       authenticator,
+      stripHeaders: authn.stripHeaders,
       authorizer,
       handler: routes,
       logger,
@@ -278,7 +292,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const node: Frontend = await startNodeFrontend({
       host: opts.bindAddress,
       port: opts.securePort,
-      tls: { cert: servingCert, key: servingKey, clientCa },
+      tls: { cert: servingCert, key: servingKey, clientCa: handshakeCa },
       handler,
       maxStreamsPerConnection: opts.http2MaxStreamsPerConnection,
       timeouts: { idleMs: opts.httpIdleTimeoutMs, headerReadMs: opts.httpReadHeaderTimeoutMs },

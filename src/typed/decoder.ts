@@ -33,6 +33,7 @@ import {
   timeParseMessage,
   unmarshalTypeMessage,
 } from './go-json.ts';
+import { pushAll } from '../api/push-all.ts';
 
 /** A value the kind's schema cannot hold; the message is the original's decoder error. */
 export class TypedDecodeError extends Error {}
@@ -198,7 +199,7 @@ export class TypedDecoders {
     const inline = new Set((GO_PRESENCE[type] ?? '').split(' ').filter((t) => t.startsWith('i')).map((t) => Number(t.slice(1))));
     const out: Array<readonly [string, Check]> = [];
     for (const [field, number, t] of SUPPLEMENT_MESSAGES[type] ?? []) {
-      if (inline.has(number) && SUPPLEMENT_MESSAGES[t] !== undefined) out.push(...this.#supplementFields(t));
+      if (inline.has(number) && SUPPLEMENT_MESSAGES[t] !== undefined) pushAll(out, this.#supplementFields(t));
       else out.push([field, this.#row(t)]);
     }
     return out;

@@ -321,6 +321,26 @@ describe('TokenRequest validation', () => {
   });
 });
 
+describe('TokenReview of service-account tokens', () => {
+  it('reports the user, pod extras and the audiences the token is valid for', async () => {
+    await createSa('reviewed');
+    const token = await issue('reviewed', { audiences: ['vault', ISSUER] });
+    const review = async (audiences?: string[]) =>
+      srv.request('POST', `/apis/${apiGroup('authentication')}/v1/tokenreviews`, { apiVersion: `${apiGroup('authentication')}/v1`, kind: 'TokenReview', spec: { token, ...(audiences ? { audiences } : {}) } });
+    const forVault = (await review(['vault', 'other'])).json<{ status: { authenticated: boolean; user: { username: string; groups: string[] }; audiences: string[] } }>();
+    assert.equal(forVault.status.authenticated, true);
+    assert.equal(forVault.status.user.username, 'system:serviceaccount:default:reviewed');
+    assert.deepEqual(forVault.status.user.groups, ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated']);
+    assert.deepEqual(forVault.status.audiences, ['vault']);
+    const forApi = (await review()).json<{ status: { authenticated: boolean; audiences: string[] } }>();
+    assert.equal(forApi.status.authenticated, true);
+    assert.deepEqual(forApi.status.audiences, [ISSUER]);
+    const elsewhere = (await review(['nowhere'])).json<{ status: { authenticated: boolean; error: string } }>();
+    assert.equal(elsewhere.status.authenticated, false);
+    assert.ok(!elsewhere.status.error.includes(token.split('.')[2]!));
+  });
+});
+
 describe('issuer discovery', () => {
   it('serves the OpenID configuration and the JWKS without credentials', async () => {
     const config = await srv.request('GET', '/.well-known/openid-configuration', undefined, { as: 'none' });

@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import { checkAnswer, type AnswerContext } from './support/oracle.ts';
 import { PANIC_MESSAGE } from '../../src/server/filters/write-status.ts';
 import { applyMutations, DuplicateKeys, RawJson, toJsonText } from './support/mutate.ts';
+import { isDeepStrictEqual } from 'node:util';
+import { firstDifference, withoutEmpties } from './support/driver.ts';
 
 const api: AnswerContext = { resourcePath: true, apiPath: true, watch: false, method: 'GET', hasResourceVersion: false };
 const answer = (status: number, body: unknown, contentType = 'application/json') => ({ status, contentType, body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) });
@@ -50,4 +52,18 @@ test('mutated JSON text carries what JSON.stringify cannot', () => {
   const polluted = applyMutations({ metadata: { name: 'a' } }, [{ kind: 'addKey', at: 1, key: 0 }]);
   assert.match(toJsonText(polluted), /"__proto__":\{"polluted":true\}/);
   assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+});
+
+test('read-back comparison keeps a __proto__ key as an own property on both sides', () => {
+  // Two separate parses of the same text, as the JSON and the Protobuf read-backs are.
+  const text = '{"data":{"a":1,"__proto__":{"polluted":true},"e":""}}';
+  const a = withoutEmpties(JSON.parse(text));
+  const b = withoutEmpties(JSON.parse(text));
+  assert.ok(isDeepStrictEqual(a, b));
+  const data = (a as { data: Record<string, unknown> }).data;
+  assert.equal(Object.getPrototypeOf(data), Object.prototype);
+  assert.deepEqual(Object.keys(data), ['a', '__proto__']);
+  const c = withoutEmpties(JSON.parse('{"data":{"a":1,"__proto__":{"polluted":false}}}'));
+  assert.ok(!isDeepStrictEqual(a, c));
+  assert.match(firstDifference(a, c), /__proto__/);
 });

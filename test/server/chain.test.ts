@@ -243,10 +243,14 @@ describe('panic recovery', () => {
     assert.equal(res.ended, true);
   });
 
-  it('answers 500 for a path the request-info factory cannot parse', async () => {
+  it('answers 400 (the original: 500) for a path the request-info factory cannot parse (fuzz seed 6, case 64992)', async () => {
     const h = createHarness();
     const res = await h.send('GET', '/api/v1/watch', { token: 'alice-token' });
-    assert.equal(res.status, 500);
+    assert.equal(res.status, 400);
+    assert.equal(res.json()['reason'], 'BadRequest');
+    for (const path of ['/api/v1/watch/', '/apis/apps/v1/watch/', '/apis/apps/v1/proxy']) {
+      assert.equal((await h.send('GET', path, { token: 'alice-token' })).status, 400, path);
+    }
     assert.match(String(res.json()['message']), /failed to create RequestInfo/);
   });
 });

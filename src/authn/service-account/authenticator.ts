@@ -68,15 +68,10 @@ export interface ServiceAccountAuthenticatorOptions {
   readonly cacheEntries?: number;
 }
 
-export interface TokenCheckOptions {
-  /** A TokenReview's `spec.audiences`; default the API's. */
-  readonly audiences?: readonly string[] | undefined;
-}
-
 type Verdict =
   | { readonly kind: 'none' }
   | { readonly kind: 'invalid'; readonly message: string }
-  | { readonly kind: 'user'; readonly user: UserInfo; readonly deps: readonly Dependency[]; readonly expiresAt: number };
+  | { readonly kind: 'user'; readonly user: UserInfo; readonly deps: readonly Dependency[]; readonly expiresAt: number; readonly audiences: readonly string[] };
 
 const NONE: Verdict = { kind: 'none' };
 const NONE_RESULT: AuthResult = Object.freeze({ kind: 'none' });
@@ -115,6 +110,8 @@ function timestampMs(v: unknown): number | undefined {
 
 export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   readonly name = SERVICE_ACCOUNT_METHOD;
+  /** Checks the audiences a TokenReview asks for and reports those the token is valid for. */
+  readonly audienceAware = true;
   readonly #issuers: ReadonlySet<string>;
   readonly #apiAudiences: readonly string[];
   readonly #keys: readonly VerificationKey[];
@@ -148,24 +145,24 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     for (const u of this.#unsubscribe.splice(0)) u();
   }
 
-  authenticateToken(token: string, _signal?: AbortSignal, options: TokenCheckOptions = {}): AuthResult | Promise<AuthResult> {
+  /** `audiences`: a TokenReview's `spec.audiences`; absent, the API's. */
+  authenticateToken(token: string, _signal?: AbortSignal, audiences?: readonly string[]): AuthResult | Promise<AuthResult> {
     // Not a compact JWT (two dots): not ours, decided without hashing or awaiting.
     const firstDot = token.indexOf('.');
     const secondDot = firstDot < 0 ? -1 : token.indexOf('.', firstDot + 1);
     if (secondDot < 0 || token.indexOf('.', secondDot + 1) >= 0) return NONE_RESULT;
-    const audiences = options.audiences;
     let key = sha256Base64(token);
     if (audiences !== undefined) key += `\u0000${JSON.stringify(audiences)}`;
     const cached = this.#cache.get(key);
-    if (cached !== undefined) return { kind: 'user', user: cached, method: SERVICE_ACCOUNT_METHOD };
+    if (cached !== undefined) return { kind: 'user', user: cached.user, method: SERVICE_ACCOUNT_METHOD, audiences: cached.audiences };
     const running = this.#inflight.get(key);
     if (running !== undefined) return running;
     const started = this.#cache.begin();
     const p = this.#verify(token, audiences ?? this.#apiAudiences)
       .then((v): AuthResult => {
         if (v.kind !== 'user') return v;
-        this.#cache.set(key, v.user, v.deps, v.expiresAt, started);
-        return { kind: 'user', user: v.user, method: SERVICE_ACCOUNT_METHOD };
+        this.#cache.set(key, { user: v.user, audiences: v.audiences }, v.deps, v.expiresAt, started);
+        return { kind: 'user', user: v.user, method: SERVICE_ACCOUNT_METHOD, audiences: v.audiences };
       })
       .catch((): AuthResult => ({ kind: 'invalid', message: COULD_NOT_VALIDATE }))
       .finally(() => this.#inflight.delete(key));
@@ -189,7 +186,8 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     if (allowed.length === 0 && this.#apiAudiences.length !== 0) {
       return invalid(`token audiences ${goQuoteList(tokenAudiences)} is invalid for the target audiences ${goQuoteList(requested)}`);
     }
-    return legacy ? this.#validateLegacy(token, payload) : this.#validateBound(payload);
+    const verdict = legacy ? await this.#validateLegacy(token, payload) : await this.#validateBound(payload);
+    return verdict.kind === 'user' ? { ...verdict, audiences: allowed } : verdict;
   }
 
   /** The verified payload, or the reasons no key verified it. */
@@ -261,7 +259,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       if ((pod.metadata.uid ?? '') !== priv.pod.uid) return invalid(`pod UID (${pod.metadata.uid ?? ''}) does not match claim (${priv.pod.uid})`);
       extra = { [names.serviceAccountTokens.podNameExtra]: [priv.pod.name], [names.serviceAccountTokens.podUidExtra]: [priv.pod.uid] };
     }
-    return { kind: 'user', user: this.#user(namespace, saRef.name, saRef.uid, extra), deps, expiresAt };
+    return { kind: 'user', user: this.#user(namespace, saRef.name, saRef.uid, extra), deps, expiresAt, audiences: [] };
   }
 
   async #validateLegacy(token: string, payload: Record<string, unknown>): Promise<Verdict> {
@@ -292,7 +290,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       if ((sa.metadata.uid ?? '') !== saUid) return invalid(`service account UID (${sa.metadata.uid ?? ''}) does not match claim (${saUid})`);
       deps.push({ resource: 'serviceaccounts', namespace, name: saName, uid: saUid });
     }
-    return { kind: 'user', user: this.#user(namespace, saName, saUid, undefined), deps, expiresAt: nowMs + MAX_CACHE_MS };
+    return { kind: 'user', user: this.#user(namespace, saName, saUid, undefined), deps, expiresAt: nowMs + MAX_CACHE_MS, audiences: [] };
   }
 
   #user(namespace: string, name: string, uid: string, extra: Record<string, readonly string[]> | undefined): UserInfo {

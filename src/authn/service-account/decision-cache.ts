@@ -32,8 +32,14 @@ export interface Dependency {
   readonly anyChange?: boolean;
 }
 
-interface Decision {
+/** What a cached decision answers: the user, and the audiences the token is valid for (of those asked). */
+export interface CachedUser {
   readonly user: UserInfo;
+  readonly audiences: readonly string[];
+}
+
+interface Decision {
+  readonly answer: CachedUser;
   readonly deps: readonly Dependency[];
 }
 
@@ -63,8 +69,8 @@ export class DecisionCache {
     return this.#cache.size;
   }
 
-  get(key: string): UserInfo | undefined {
-    return this.#cache.get(key)?.user;
+  get(key: string): CachedUser | undefined {
+    return this.#cache.get(key)?.answer;
   }
 
   /** A marker taken before the reads a decision rests on. */
@@ -73,9 +79,9 @@ export class DecisionCache {
   }
 
   /** Caches a decision unless a change to one of its objects (or a reset) came after `startedAt`. */
-  set(key: string, user: UserInfo, deps: readonly Dependency[], expiresAt: number, startedAt: number): boolean {
+  set(key: string, answer: CachedUser, deps: readonly Dependency[], expiresAt: number, startedAt: number): boolean {
     if (this.#overtaken(deps, startedAt)) return false;
-    this.#cache.set(key, { user, deps }, expiresAt);
+    this.#cache.set(key, { answer, deps }, expiresAt);
     for (const d of deps) {
       const k = depKey(d.resource, d.namespace, d.name);
       let set = this.#index.get(k);

@@ -5,6 +5,7 @@
 import type { ResourceTypeDef } from '../resource-type.ts';
 import { admissionregistrationTypes } from './admissionregistration.ts';
 import { appsTypes } from './apps.ts';
+import { authorizationTypes } from './authorization.ts';
 import { autoscalingTypes } from './autoscaling.ts';
 import { batchTypes } from './batch.ts';
 import { certificatesTypes } from './certificates.ts';
@@ -28,6 +29,7 @@ export const builtinResourceTypes: ResourceTypeDef[] = [
   ...coordinationTypes,
   ...eventsTypes,
   ...rbacTypes,
+  ...authorizationTypes,
   ...certificatesTypes,
   ...admissionregistrationTypes,
   ...storageTypes,

@@ -15,6 +15,7 @@ import { DNS1123_SUBDOMAIN_MAX_LENGTH, DNS1123_LABEL_MAX_LENGTH, byteLength, isD
 import { checkCertificateRequestPem, checkIssuedCertificates } from './csr-pem.ts';
 import { arr, ensureObj, num, obj, specOf, str, type JsonObject } from './util.ts';
 import { names } from '../../naming/index.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 export const LEGACY_UNKNOWN_SIGNER = names.signers.legacyUnknown;
 export const MIN_EXPIRATION_SECONDS = 600;
@@ -154,13 +155,13 @@ function validateCSR(csr: KObject, opts: Options): FieldError[] {
   if (!opts.allowLegacySignerName && signerName === LEGACY_UNKNOWN_SIGNER) {
     errs.push(fieldErrors.invalid('spec.signerName', signerName, 'the legacy signerName is not allowed via this API version'));
   } else {
-    errs.push(...validateSignerName('spec.signerName', signerName));
+    pushAll(errs, validateSignerName('spec.signerName', signerName));
   }
   const expiration = num(spec['expirationSeconds']);
   if (expiration !== undefined && expiration < MIN_EXPIRATION_SECONDS) {
     errs.push(fieldErrors.invalid('spec.expirationSeconds', expiration, 'may not specify a duration less than 600 seconds (10 minutes)'));
   }
-  errs.push(...validateConditions(csr, opts));
+  pushAll(errs, validateConditions(csr, opts));
   if (!opts.allowArbitraryCertificate) {
     const certError = checkIssuedCertificates(certificateBytes(csr));
     if (certError !== undefined) errs.push(fieldErrors.invalid('status.certificate', '<certificate data>', certError));

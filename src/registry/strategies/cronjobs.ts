@@ -10,6 +10,7 @@ import { validateJobSpecCommon } from './jobs.ts';
 import { defaultPodTemplate } from './pod-defaults.ts';
 import { ensureObj, isMainResource, obj, setDefault, specOf, str, type JsonObject } from './util.ts';
 import { nonNegative } from './workload.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 const CONCURRENCY_POLICIES = ['Allow', 'Forbid', 'Replace'];
 /** Job names get an 11-character `-<timestamp>` suffix and must stay within 63. */
@@ -51,20 +52,20 @@ export function validateCronJobSpec(spec: JsonObject, old: JsonObject | undefine
   const errs: FieldError[] = [];
   const schedule = str(spec['schedule']) ?? '';
   if (schedule === '') errs.push(fieldErrors.required('spec.schedule'));
-  else errs.push(...validateSchedule(schedule, (str(old?.['schedule']) ?? '').includes('TZ'), spec['timeZone']));
-  errs.push(...nonNegative(spec['startingDeadlineSeconds'], 'spec.startingDeadlineSeconds'));
-  if (old === undefined || old['timeZone'] !== spec['timeZone']) errs.push(...validateTimeZone(spec['timeZone']));
+  else pushAll(errs, validateSchedule(schedule, (str(old?.['schedule']) ?? '').includes('TZ'), spec['timeZone']));
+  pushAll(errs, nonNegative(spec['startingDeadlineSeconds'], 'spec.startingDeadlineSeconds'));
+  if (old === undefined || old['timeZone'] !== spec['timeZone']) pushAll(errs, validateTimeZone(spec['timeZone']));
   const policy = spec['concurrencyPolicy'];
   if (policy === undefined || policy === '') errs.push(fieldErrors.required('spec.concurrencyPolicy'));
   else if (!CONCURRENCY_POLICIES.includes(String(policy))) errs.push(fieldErrors.notSupported('spec.concurrencyPolicy', policy, CONCURRENCY_POLICIES));
   const jobSpec = obj(obj(spec['jobTemplate'])?.['spec']) ?? {};
-  errs.push(...validateJobSpecCommon(jobSpec, 'spec.jobTemplate.spec'));
+  pushAll(errs, validateJobSpecCommon(jobSpec, 'spec.jobTemplate.spec'));
   if (jobSpec['selector'] !== undefined && jobSpec['selector'] !== null) {
     errs.push(invalidShown('spec.jobTemplate.spec.selector', goLabelSelector(jobSpec['selector']), '`selector` will be auto-generated'));
   }
   if (jobSpec['manualSelector'] === true) errs.push(fieldErrors.notSupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']));
-  errs.push(...nonNegative(spec['successfulJobsHistoryLimit'], 'spec.successfulJobsHistoryLimit'));
-  errs.push(...nonNegative(spec['failedJobsHistoryLimit'], 'spec.failedJobsHistoryLimit'));
+  pushAll(errs, nonNegative(spec['successfulJobsHistoryLimit'], 'spec.successfulJobsHistoryLimit'));
+  pushAll(errs, nonNegative(spec['failedJobsHistoryLimit'], 'spec.failedJobsHistoryLimit'));
   return errs;
 }
 

@@ -11,12 +11,13 @@ import { validateLabelSelector } from '../validation/label-selector.ts';
 import { isDNS1123Subdomain } from '../validation/names.ts';
 import { validateImmutableField } from '../validation/object-meta.ts';
 import { parseQuantity } from '../validation/quantity.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 const QUANTITY_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
 function validateCapacity(c: KObject): FieldError[] {
   const errs: FieldError[] = [];
-  if (c['nodeTopology'] !== undefined && c['nodeTopology'] !== null) errs.push(...validateLabelSelector(c['nodeTopology'], 'nodeTopology'));
+  if (c['nodeTopology'] !== undefined && c['nodeTopology'] !== null) pushAll(errs, validateLabelSelector(c['nodeTopology'], 'nodeTopology'));
   const cls = typeof c['storageClassName'] === 'string' ? c['storageClassName'] : '';
   for (const msg of isDNS1123Subdomain(cls)) errs.push(fieldErrors.invalid('storageClassName', cls, msg));
   for (const field of ['capacity', 'maximumVolumeSize']) {

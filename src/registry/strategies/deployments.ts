@@ -18,6 +18,7 @@ import {
   validateSelectorAndTemplate,
   validateSelectorImmutable,
 } from './workload.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 const STRATEGY_TYPES = ['Recreate', 'RollingUpdate'];
 
@@ -61,14 +62,14 @@ function validateStrategy(strategy: JsonObject | undefined): FieldError[] {
 
 export function validateDeploymentSpec(spec: JsonObject): FieldError[] {
   const errs: FieldError[] = [...nonNegative(spec['replicas'], 'spec.replicas')];
-  errs.push(...validateSelectorAndTemplate(spec, 'deployment'));
-  errs.push(...validateAlwaysRestartingTemplate(spec, 'activeDeadlineSeconds in ReplicaSet is not Supported'));
-  errs.push(...validateStrategy(obj(spec['strategy'])));
-  errs.push(...nonNegative(spec['minReadySeconds'], 'spec.minReadySeconds'));
-  errs.push(...nonNegative(spec['revisionHistoryLimit'], 'spec.revisionHistoryLimit'));
+  pushAll(errs, validateSelectorAndTemplate(spec, 'deployment'));
+  pushAll(errs, validateAlwaysRestartingTemplate(spec, 'activeDeadlineSeconds in ReplicaSet is not Supported'));
+  pushAll(errs, validateStrategy(obj(spec['strategy'])));
+  pushAll(errs, nonNegative(spec['minReadySeconds'], 'spec.minReadySeconds'));
+  pushAll(errs, nonNegative(spec['revisionHistoryLimit'], 'spec.revisionHistoryLimit'));
   const deadline = num(spec['progressDeadlineSeconds']);
   if (deadline !== undefined) {
-    errs.push(...nonNegative(deadline, 'spec.progressDeadlineSeconds'));
+    pushAll(errs, nonNegative(deadline, 'spec.progressDeadlineSeconds'));
     if (deadline <= (num(spec['minReadySeconds']) ?? 0)) {
       errs.push(fieldErrors.invalid('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds'));
     }

@@ -12,6 +12,7 @@ import { validateImmutableField } from '../validation/object-meta.ts';
 import { eventFromV1 } from './event-conversion.ts';
 import { legacyValidateEvent } from './events.ts';
 import { num, obj, str } from './util.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 const V1_NAMES = { reportingController: 'reportingController' };
 
@@ -32,7 +33,7 @@ function isSet(v: unknown): boolean {
 export function validateV1EventCreate(event: KObject): FieldError[] {
   const core = eventFromV1(event);
   const errs = legacyValidateEvent(core, V1_NAMES);
-  errs.push(...validateSeries(event));
+  pushAll(errs, validateSeries(event));
   if (!event['eventTime']) errs.push(fieldErrors.required('eventTime'));
   const type = str(event['type']) ?? '';
   if (type !== 'Normal' && type !== 'Warning') errs.push(fieldErrors.invalid('type', '', `has invalid value: ${type}`));
@@ -49,12 +50,12 @@ export function validateV1EventCreate(event: KObject): FieldError[] {
 /** ValidateEventUpdate for an events.<suffix>/v1 request; both objects in the v1 shape. */
 export function validateV1EventUpdate(event: KObject, old: KObject): FieldError[] {
   const errs = legacyValidateEvent(eventFromV1(event), V1_NAMES);
-  if (!jsonEqual(event['series'] ?? null, old['series'] ?? null)) errs.push(...validateSeries(event));
+  if (!jsonEqual(event['series'] ?? null, old['series'] ?? null)) pushAll(errs, validateSeries(event));
   for (const field of [
     'regarding', 'reason', 'note', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp',
     'deprecatedCount', 'type', 'eventTime', 'action', 'related', 'reportingController', 'reportingInstance',
   ]) {
-    errs.push(...validateImmutableField(event[field], old[field], field));
+    pushAll(errs, validateImmutableField(event[field], old[field], field));
   }
   return errs;
 }

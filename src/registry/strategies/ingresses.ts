@@ -15,6 +15,7 @@
  */
 import { fieldErrors, type FieldError, type Strategy } from '../strategy.ts';
 import { arr, isMainResource, obj, specOf, statusResetOnCreate, str, type JsonObject } from './util.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'] as const;
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
@@ -52,7 +53,7 @@ export function validateIngressPaths(spec: JsonObject): FieldError[] {
     const at = `spec.rules[${i}].http`;
     const paths = arr(http['paths']);
     if (paths.length === 0) errs.push(fieldErrors.required(`${at}.paths`));
-    paths.forEach((p, j) => errs.push(...validateHttpPath(obj(p) ?? {}, `${at}.paths[${j}]`)));
+    paths.forEach((p, j) => pushAll(errs, validateHttpPath(obj(p) ?? {}, `${at}.paths[${j}]`)));
   });
   return errs;
 }

@@ -13,6 +13,7 @@ import { validatePodTemplateSpec } from './pod-validation.ts';
 import { ensureObj, isMainResource, num, obj, setDefault, specOf, type JsonObject } from './util.ts';
 import { nonNegative } from './workload.ts';
 import { names } from '../../naming/index.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 /** Labels the server puts on a Job's pods (the original's batch.kubernetes.io/... and legacy names). */
 export const JOB_NAME_LABEL = names.labels.jobName;
@@ -67,7 +68,7 @@ export function generateSelector(job: KObject): void {
 export function validateJobSpecCommon(spec: JsonObject, path: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const field of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished']) {
-    errs.push(...nonNegative(spec[field], `${path}.${field}`));
+    pushAll(errs, nonNegative(spec[field], `${path}.${field}`));
   }
   const mode = spec['completionMode'];
   if (mode !== undefined && mode !== null) {
@@ -80,7 +81,7 @@ export function validateJobSpecCommon(spec: JsonObject, path: string): FieldErro
       }
     }
   }
-  errs.push(...validatePodTemplateSpec(spec['template'], `${path}.template`));
+  pushAll(errs, validatePodTemplateSpec(spec['template'], `${path}.template`));
   const restart = obj(obj(spec['template'])?.['spec'])?.['restartPolicy'];
   if (restart !== 'OnFailure' && restart !== 'Never') {
     errs.push(fieldErrors.notSupported(`${path}.template.spec.restartPolicy`, restart ?? '', ['OnFailure', 'Never']));
@@ -95,7 +96,7 @@ export function validateJob(job: KObject): FieldError[] {
   const errs = validateJobSpecCommon(spec, 'spec');
   const selector = spec['selector'];
   if (selector === undefined || selector === null) errs.push(fieldErrors.required('spec.selector'));
-  else errs.push(...validateLabelSelector(selector, 'spec.selector'));
+  else pushAll(errs, validateLabelSelector(selector, 'spec.selector'));
   // Manual or generated, the selector must match the pods the Job makes.
   const labels = obj(obj(spec['template'])?.['metadata'])?.['labels'];
   if (selectorMatches(selector, labels) === false) errs.push(selectorMismatch('spec.template.metadata.labels', labels));
@@ -115,11 +116,11 @@ function validateJobUpdate(spec: JsonObject, old: JsonObject): FieldError[] {
   const errs: FieldError[] = [];
   // Elastic Indexed Jobs may change completions together with parallelism.
   const elastic = spec['completionMode'] === 'Indexed' && old['completionMode'] === 'Indexed' && spec['completions'] === spec['parallelism'];
-  if (!elastic) errs.push(...validateImmutableField(spec['completions'], old['completions'], 'spec.completions'));
-  errs.push(...validateImmutableField(spec['selector'], old['selector'], 'spec.selector'));
-  errs.push(...validateImmutableField(spec['template'], old['template'], 'spec.template'));
+  if (!elastic) pushAll(errs, validateImmutableField(spec['completions'], old['completions'], 'spec.completions'));
+  pushAll(errs, validateImmutableField(spec['selector'], old['selector'], 'spec.selector'));
+  pushAll(errs, validateImmutableField(spec['template'], old['template'], 'spec.template'));
   for (const field of ['completionMode', 'podFailurePolicy', 'backoffLimitPerIndex', 'managedBy', 'successPolicy']) {
-    errs.push(...validateImmutableField(spec[field], old[field], `spec.${field}`));
+    pushAll(errs, validateImmutableField(spec[field], old[field], `spec.${field}`));
   }
   return errs;
 }

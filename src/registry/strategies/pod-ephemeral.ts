@@ -12,6 +12,7 @@ import { fieldErrors, type FieldError } from '../strategy.ts';
 import { validateContainerCommon } from './pod-validation.ts';
 import { arr, obj, str, type JsonObject } from './util.ts';
 import { names } from '../../naming/index.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 export const EPHEMERAL_CONTAINERS = 'ephemeralcontainers';
 
@@ -56,7 +57,7 @@ export function validateEphemeralContainers(spec: JsonObject): FieldError[] {
   arr(spec['ephemeralContainers']).forEach((raw, i) => {
     const c = obj(raw) ?? {};
     const p = `spec.ephemeralContainers[${i}]`;
-    errs.push(...validateContainerCommon(c, p));
+    pushAll(errs, validateContainerCommon(c, p));
     const name = str(c['name']) ?? '';
     if (others.has(name) || seen.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
     else seen.add(name);

@@ -20,6 +20,7 @@ import { validateLabels } from '../validation/object-meta.ts';
 import { compareQuantities, parseQuantity } from '../validation/quantity.ts';
 import { arr, MAX_INT32, num, obj, str, type JsonObject } from './util.ts';
 import { names } from '../../naming/index.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
@@ -157,18 +158,18 @@ export function validateContainerCommon(c: JsonObject, path: string): FieldError
   else for (const msg of isDNS1123Label(name)) errs.push(fieldErrors.invalid(`${path}.name`, name, msg));
   if (!str(c['image'])) errs.push(fieldErrors.required(`${path}.image`));
   enumCheck(errs, `${path}.terminationMessagePolicy`, c['terminationMessagePolicy'], TERMINATION_MESSAGE_POLICIES);
-  errs.push(...validateContainerPorts(c['ports'], `${path}.ports`));
-  errs.push(...validateEnv(c['env'], `${path}.env`));
-  errs.push(...validateVolumeMounts(c['volumeMounts'], `${path}.volumeMounts`));
+  pushAll(errs, validateContainerPorts(c['ports'], `${path}.ports`));
+  pushAll(errs, validateEnv(c['env'], `${path}.env`));
+  pushAll(errs, validateVolumeMounts(c['volumeMounts'], `${path}.volumeMounts`));
   enumCheck(errs, `${path}.imagePullPolicy`, c['imagePullPolicy'], PULL_POLICIES);
-  errs.push(...validateResources(c['resources'], `${path}.resources`));
+  pushAll(errs, validateResources(c['resources'], `${path}.resources`));
   return errs;
 }
 
 /** ValidatePodSpec, the commonly hit part; `path` is `spec` or `spec.template.spec`. */
 export function validatePodSpec(spec: JsonObject, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  errs.push(...validateVolumes(spec['volumes'], `${path}.volumes`).errs);
+  pushAll(errs, validateVolumes(spec['volumes'], `${path}.volumes`).errs);
 
   const containers = arr(spec['containers']);
   const names = new Set<string>();
@@ -176,7 +177,7 @@ export function validatePodSpec(spec: JsonObject, path: string): FieldError[] {
   containers.forEach((raw, i) => {
     const c = obj(raw) ?? {};
     const p = `${path}.containers[${i}]`;
-    errs.push(...validateContainerCommon(c, p));
+    pushAll(errs, validateContainerCommon(c, p));
     const name = str(c['name']) ?? '';
     if (names.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
     else names.add(name);
@@ -187,7 +188,7 @@ export function validatePodSpec(spec: JsonObject, path: string): FieldError[] {
   arr(spec['initContainers']).forEach((raw, i) => {
     const c = obj(raw) ?? {};
     const p = `${path}.initContainers[${i}]`;
-    errs.push(...validateContainerCommon(c, p));
+    pushAll(errs, validateContainerCommon(c, p));
     const restart = c['restartPolicy'];
     if (restart !== undefined && restart !== null && restart !== 'Always') {
       errs.push(fieldErrors.notSupported(`${p}.restartPolicy`, restart, ['Always']));
@@ -200,7 +201,7 @@ export function validatePodSpec(spec: JsonObject, path: string): FieldError[] {
 
   enumCheck(errs, `${path}.restartPolicy`, spec['restartPolicy'], RESTART_POLICIES);
   enumCheck(errs, `${path}.dnsPolicy`, spec['dnsPolicy'], DNS_POLICIES);
-  if (isPlainObject(spec['nodeSelector'])) errs.push(...validateLabels(spec['nodeSelector'] as Record<string, string>, `${path}.nodeSelector`));
+  if (isPlainObject(spec['nodeSelector'])) pushAll(errs, validateLabels(spec['nodeSelector'] as Record<string, string>, `${path}.nodeSelector`));
   for (const field of ['serviceAccountName', 'nodeName', 'priorityClassName']) {
     const v = str(spec[field]);
     if (v) for (const msg of isDNS1123Subdomain(v)) errs.push(fieldErrors.invalid(`${path}.${field}`, v, msg));
@@ -223,7 +224,7 @@ export function validatePodTemplateSpec(template: unknown, path: string): FieldE
   if (!t) return [fieldErrors.required(path)];
   const errs: FieldError[] = [];
   const meta = obj(t['metadata']);
-  if (meta && isPlainObject(meta['labels'])) errs.push(...validateLabels(meta['labels'] as Record<string, string>, `${path}.metadata.labels`));
-  errs.push(...validatePodSpec(obj(t['spec']) ?? {}, `${path}.spec`));
+  if (meta && isPlainObject(meta['labels'])) pushAll(errs, validateLabels(meta['labels'] as Record<string, string>, `${path}.metadata.labels`));
+  pushAll(errs, validatePodSpec(obj(t['spec']) ?? {}, `${path}.spec`));
   return errs;
 }

@@ -7,6 +7,7 @@ import { fieldErrors, type FieldError, type Strategy } from '../strategy.ts';
 import { validateImmutableField } from '../validation/object-meta.ts';
 import { num, setDefault } from './util.ts';
 import type { KObject } from '../object.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 export const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000;
 const SYSTEM_PREFIX = 'system-';
@@ -44,7 +45,7 @@ export const priorityClassStrategy: Strategy = {
   validateUpdate(pc, old) {
     const errs: FieldError[] = [];
     if ((num(pc['value']) ?? 0) !== (num(old['value']) ?? 0)) errs.push(fieldErrors.forbidden('value', 'may not be changed in an update.'));
-    errs.push(...validateImmutableField(pc['preemptionPolicy'], old['preemptionPolicy'], 'preemptionPolicy'));
+    pushAll(errs, validateImmutableField(pc['preemptionPolicy'], old['preemptionPolicy'], 'preemptionPolicy'));
     return errs;
   },
 };

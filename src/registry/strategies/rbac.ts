@@ -11,6 +11,7 @@ import { validateLabelSelector } from '../validation/label-selector.ts';
 import { isDNS1123Subdomain, isValidPathSegmentName } from '../validation/names.ts';
 import { arr, ensureObj, obj, str, type JsonObject } from './util.ts';
 import { apiGroup, names } from '../../naming/index.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 export const RBAC_GROUP = apiGroup('rbac.authorization');
 
@@ -34,7 +35,7 @@ function validateRoleObject(role: KObject, namespaced: boolean): FieldError[] {
   const errs = arr(role['rules']).flatMap((r, i) => validateRule(obj(r) ?? {}, namespaced, `rules[${i}]`));
   // ClusterRoles may aggregate others by label.
   const aggregation = obj(role['aggregationRule']);
-  arr(aggregation?.['clusterRoleSelectors']).forEach((sel, i) => errs.push(...validateLabelSelector(sel, `aggregationRule.clusterRoleSelectors[${i}]`)));
+  arr(aggregation?.['clusterRoleSelectors']).forEach((sel, i) => pushAll(errs, validateLabelSelector(sel, `aggregationRule.clusterRoleSelectors[${i}]`)));
   return errs;
 }
 
@@ -81,7 +82,7 @@ function validateBinding(binding: KObject, namespaced: boolean): FieldError[] {
   const name = str(roleRef['name']) ?? '';
   if (name === '') errs.push(fieldErrors.required('roleRef.name'));
   else for (const msg of isValidPathSegmentName(name)) errs.push(fieldErrors.invalid('roleRef.name', name, msg));
-  arr(binding['subjects']).forEach((s, i) => errs.push(...validateSubject(obj(s) ?? {}, namespaced, `subjects[${i}]`)));
+  arr(binding['subjects']).forEach((s, i) => pushAll(errs, validateSubject(obj(s) ?? {}, namespaced, `subjects[${i}]`)));
   return errs;
 }
 

@@ -11,6 +11,7 @@ import { validateLabels } from '../validation/object-meta.ts';
 import { defaultPodTemplate } from './pod-defaults.ts';
 import { isMainResource, obj, setDefault, specOf } from './util.ts';
 import { nonNegative, validateAlwaysRestartingTemplate } from './workload.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 export function defaultReplicationController(rc: KObject): void {
   const spec = specOf(rc);
@@ -29,14 +30,14 @@ export function validateReplicationController(rc: KObject): FieldError[] {
   const errs: FieldError[] = [...nonNegative(spec['minReadySeconds'], 'spec.minReadySeconds')];
   const selector = obj(spec['selector']) ?? {};
   if (Object.keys(selector).length === 0) errs.push(fieldErrors.required('spec.selector'));
-  else errs.push(...validateLabels(selector as Record<string, string>, 'spec.selector'));
-  errs.push(...nonNegative(spec['replicas'], 'spec.replicas'));
+  else pushAll(errs, validateLabels(selector as Record<string, string>, 'spec.selector'));
+  pushAll(errs, nonNegative(spec['replicas'], 'spec.replicas'));
   const template = obj(spec['template']);
   if (!template) return [...errs, fieldErrors.required('spec.template')];
   const labels = obj(obj(template['metadata'])?.['labels']) ?? {};
   const matches = Object.entries(selector).every(([k, v]) => labels[k] === v);
   if (Object.keys(selector).length > 0 && !matches) errs.push(selectorMismatch('spec.template.metadata.labels', obj(obj(template['metadata'])?.['labels'])));
-  errs.push(...validateAlwaysRestartingTemplate(spec, 'activeDeadlineSeconds in ReplicationController is not Supported'));
+  pushAll(errs, validateAlwaysRestartingTemplate(spec, 'activeDeadlineSeconds in ReplicationController is not Supported'));
   return errs;
 }
 

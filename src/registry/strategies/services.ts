@@ -13,6 +13,7 @@ import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, is
 import { validateLabels } from '../validation/object-meta.ts';
 import { familyOf } from '../service-allocation/ip.ts';
 import { arr, isMainResource, num, obj, setDefault, specOf, str, type JsonObject } from './util.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 /** A client value as text for comparisons and messages; never throws (String() does on `{"toString": ""}`). */
 function textOf(v: unknown): string {
@@ -173,7 +174,7 @@ function validateServicePort(port: JsonObject, requireName: boolean, names: Set<
   const protocol = port['protocol'];
   if (protocol === undefined || protocol === '') errs.push(fieldErrors.required(`${path}.protocol`));
   else if (!PROTOCOLS.includes(textOf(protocol))) errs.push(fieldErrors.notSupported(`${path}.protocol`, protocol, PROTOCOLS));
-  errs.push(...validateTargetPort(port['targetPort'], `${path}.targetPort`));
+  pushAll(errs, validateTargetPort(port['targetPort'], `${path}.targetPort`));
   const appProtocol = str(port['appProtocol']);
   if (appProtocol !== undefined) for (const msg of isQualifiedName(appProtocol)) errs.push(fieldErrors.invalid(`${path}.appProtocol`, appProtocol, msg));
   return errs;
@@ -214,8 +215,8 @@ export function validateServiceSpec(svc: KObject): FieldError[] {
     else for (const msg of isDNS1123Subdomain(cname)) errs.push(fieldErrors.invalid('spec.externalName', cname, msg));
   }
   const names = new Set<string>();
-  ports.forEach((raw, i) => errs.push(...validateServicePort(obj(raw) ?? {}, ports.length > 1, names, `spec.ports[${i}]`)));
-  if (obj(spec['selector'])) errs.push(...validateLabels(obj(spec['selector']) as Record<string, string>, 'spec.selector'));
+  ports.forEach((raw, i) => pushAll(errs, validateServicePort(obj(raw) ?? {}, ports.length > 1, names, `spec.ports[${i}]`)));
+  if (obj(spec['selector'])) pushAll(errs, validateLabels(obj(spec['selector']) as Record<string, string>, 'spec.selector'));
   const affinity = spec['sessionAffinity'];
   if (affinity === undefined || affinity === '') errs.push(fieldErrors.required('spec.sessionAffinity'));
   else if (!SESSION_AFFINITIES.includes(textOf(affinity))) errs.push(fieldErrors.notSupported('spec.sessionAffinity', affinity, SESSION_AFFINITIES));
@@ -240,7 +241,7 @@ export function validateServiceSpec(svc: KObject): FieldError[] {
     }
     portKeys.add(key);
   });
-  errs.push(...validateClusterIPsRelatedFields(spec));
+  pushAll(errs, validateClusterIPsRelatedFields(spec));
   return errs;
 }
 

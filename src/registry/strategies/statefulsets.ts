@@ -9,6 +9,7 @@ import { fieldErrors, type FieldError, type Strategy } from '../strategy.ts';
 import { defaultClaimTemplate, defaultPodTemplate } from './pod-defaults.ts';
 import { arr, ensureObj, isMainResource, obj, setDefault, specOf, type JsonObject } from './util.ts';
 import { nonNegative, validateAlwaysRestartingTemplate, validateIntOrPercent, validateSelectorAndTemplate, validateSelectorImmutable } from './workload.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 const RETENTION = ['Retain', 'Delete'];
 /** What an update may change; everything else in spec is fixed at creation. */
@@ -64,7 +65,7 @@ export function validateStatefulSetSpec(spec: JsonObject): FieldError[] {
   else if (policy !== 'OrderedReady' && policy !== 'Parallel') {
     errs.push(fieldErrors.invalid('spec.podManagementPolicy', policy, "must be 'OrderedReady' or 'Parallel'"));
   }
-  errs.push(...validateUpdateStrategy(obj(spec['updateStrategy']) ?? {}));
+  pushAll(errs, validateUpdateStrategy(obj(spec['updateStrategy']) ?? {}));
   const retention = obj(spec['persistentVolumeClaimRetentionPolicy']);
   if (retention) {
     for (const key of ['whenDeleted', 'whenScaled']) {
@@ -74,12 +75,12 @@ export function validateStatefulSetSpec(spec: JsonObject): FieldError[] {
       }
     }
   }
-  errs.push(...nonNegative(obj(spec['ordinals'])?.['start'], 'spec.ordinals.start'));
-  errs.push(...nonNegative(spec['replicas'], 'spec.replicas'));
-  errs.push(...nonNegative(spec['minReadySeconds'], 'spec.minReadySeconds'));
-  errs.push(...validateSelectorAndTemplate(spec, 'statefulset'));
-  errs.push(...validateAlwaysRestartingTemplate(spec, 'activeDeadlineSeconds in StatefulSet is not Supported', true));
-  errs.push(...nonNegative(spec['revisionHistoryLimit'], 'spec.revisionHistoryLimit'));
+  pushAll(errs, nonNegative(obj(spec['ordinals'])?.['start'], 'spec.ordinals.start'));
+  pushAll(errs, nonNegative(spec['replicas'], 'spec.replicas'));
+  pushAll(errs, nonNegative(spec['minReadySeconds'], 'spec.minReadySeconds'));
+  pushAll(errs, validateSelectorAndTemplate(spec, 'statefulset'));
+  pushAll(errs, validateAlwaysRestartingTemplate(spec, 'activeDeadlineSeconds in StatefulSet is not Supported', true));
+  pushAll(errs, nonNegative(spec['revisionHistoryLimit'], 'spec.revisionHistoryLimit'));
   return errs;
 }
 

@@ -9,6 +9,7 @@ import { isQualifiedName } from '../validation/names.ts';
 import { validateImmutableField } from '../validation/object-meta.ts';
 import { setDefault, str } from './util.ts';
 import type { KObject } from '../object.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 const RECLAIM_POLICIES = ['Delete', 'Retain'];
 const BINDING_MODES = ['Immediate', 'WaitForFirstConsumer'];
@@ -41,7 +42,7 @@ export const storageClassStrategy: Strategy = {
     if (!jsonEqual(sc['parameters'] ?? {}, old['parameters'] ?? {})) errs.push(fieldErrors.forbidden('parameters', 'updates to parameters are forbidden.'));
     if (sc['provisioner'] !== old['provisioner']) errs.push(fieldErrors.forbidden('provisioner', 'updates to provisioner are forbidden.'));
     if (sc['reclaimPolicy'] !== old['reclaimPolicy']) errs.push(fieldErrors.forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
-    errs.push(...validateImmutableField(sc['volumeBindingMode'], old['volumeBindingMode'], 'volumeBindingMode'));
+    pushAll(errs, validateImmutableField(sc['volumeBindingMode'], old['volumeBindingMode'], 'volumeBindingMode'));
     return errs;
   },
 };

@@ -11,6 +11,7 @@ import { fieldErrors, type FieldError, type Strategy } from '../strategy.ts';
 import { validateLabelSelector } from '../validation/label-selector.ts';
 import { isDNS1123Subdomain, isValidPortNum } from '../validation/names.ts';
 import { arr, num, obj, setDefault, str, type JsonObject } from './util.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
 const SCOPES = ['*', 'Cluster', 'Namespaced'];
@@ -115,7 +116,7 @@ function validateClientConfig(cc: JsonObject | undefined, path: string): FieldEr
 
 function validateWebhook(hook: JsonObject, mutating: boolean, path: string): FieldError[] {
   const errs = validateWebhookName(str(hook['name']) ?? '', `${path}.name`);
-  arr(hook['rules']).forEach((r, i) => errs.push(...validateRule(obj(r) ?? {}, `${path}.rules[${i}]`)));
+  arr(hook['rules']).forEach((r, i) => pushAll(errs, validateRule(obj(r) ?? {}, `${path}.rules[${i}]`)));
   const enumOf = (field: string, allowed: string[]): void => {
     const v = hook[field];
     if (v !== undefined && v !== null && !allowed.includes(String(v))) errs.push(fieldErrors.notSupported(`${path}.${field}`, v, allowed));
@@ -139,9 +140,9 @@ function validateWebhook(hook: JsonObject, mutating: boolean, path: string): Fie
   if (timeout !== undefined && (timeout < 1 || timeout > 30)) {
     errs.push(fieldErrors.invalid(`${path}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds'));
   }
-  errs.push(...validateLabelSelector(hook['namespaceSelector'], `${path}.namespaceSelector`));
-  errs.push(...validateLabelSelector(hook['objectSelector'], `${path}.objectSelector`));
-  errs.push(...validateClientConfig(obj(hook['clientConfig']), `${path}.clientConfig`));
+  pushAll(errs, validateLabelSelector(hook['namespaceSelector'], `${path}.namespaceSelector`));
+  pushAll(errs, validateLabelSelector(hook['objectSelector'], `${path}.objectSelector`));
+  pushAll(errs, validateClientConfig(obj(hook['clientConfig']), `${path}.clientConfig`));
   return errs;
 }
 
@@ -151,7 +152,7 @@ function validateConfiguration(config: KObject, mutating: boolean): FieldError[]
   arr(config['webhooks']).forEach((h, i) => {
     const hook = obj(h) ?? {};
     const path = `webhooks[${i}]`;
-    errs.push(...validateWebhook(hook, mutating, path));
+    pushAll(errs, validateWebhook(hook, mutating, path));
     // v1 requires names to be unique within the object.
     const name = str(hook['name']) ?? '';
     if (names.has(name)) errs.push(fieldErrors.duplicate(`${path}.name`, name));

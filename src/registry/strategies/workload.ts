@@ -11,6 +11,7 @@ import { regexError } from '../validation/names.ts';
 import { IS_NEGATIVE_ERROR_MSG, validateImmutableField } from '../validation/object-meta.ts';
 import { validatePodTemplateSpec } from './pod-validation.ts';
 import { num, obj, type JsonObject } from './util.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 /** ValidateNonnegativeField, for optional integer fields (absent is fine). */
 export function nonNegative(value: unknown, path: string): FieldError[] {
@@ -35,7 +36,7 @@ export function validateIntOrPercent(v: unknown, path: string, capAt100 = false)
       errs.push(invalidShown(path, goIntOrString(v), 'must not be greater than 100%'));
     }
   } else if (typeof v === 'number') {
-    errs.push(...nonNegative(v, path));
+    pushAll(errs, nonNegative(v, path));
   } else if (v !== undefined && v !== null) {
     errs.push(fieldErrors.invalid(path, v, "must be an integer or percentage (e.g '5%')"));
   }
@@ -54,7 +55,7 @@ export function validateSelectorAndTemplate(spec: JsonObject, kindWord: string, 
   if (sel === undefined || sel === null) {
     if (requireSelector) errs.push(fieldErrors.required('spec.selector'));
   } else {
-    errs.push(...validateLabelSelector(sel, 'spec.selector'));
+    pushAll(errs, validateLabelSelector(sel, 'spec.selector'));
     if (isEmptySelector(sel)) errs.push(invalidShown('spec.selector', goLabelSelector(sel), `empty selector is invalid for ${kindWord}`));
   }
   const template = obj(spec['template']);

@@ -8,12 +8,13 @@ import { labelSelectorFromObject, type LabelSelectorObject } from '../../selecto
 import { goStringMap, invalidShown } from './go-values.ts';
 import { isQualifiedName, isValidLabelValue } from './names.ts';
 import { validateLabels } from './object-meta.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 export function validateLabelSelector(sel: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!isPlainObject(sel)) return errs;
   const matchLabels = sel['matchLabels'];
-  if (isPlainObject(matchLabels)) errs.push(...validateLabels(matchLabels as Record<string, string>, `${path}.matchLabels`));
+  if (isPlainObject(matchLabels)) pushAll(errs, validateLabels(matchLabels as Record<string, string>, `${path}.matchLabels`));
   const exprs = sel['matchExpressions'];
   if (!Array.isArray(exprs)) return errs;
   exprs.forEach((raw, i) => {

@@ -8,6 +8,7 @@ import { fieldErrors, type FieldError } from '../strategy.ts';
 import type { ObjectMeta, OwnerReference } from '../object.ts';
 import { isPlainObject, jsonEqual } from '../object.ts';
 import { byteLength, isQualifiedName, isValidLabelValue, validateName, type NameRule } from './names.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 export const TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024;
 export const FIELD_IMMUTABLE_ERROR_MSG = 'field is immutable';
@@ -51,10 +52,10 @@ export function validateObjectMeta(meta: ObjectMeta, rules: MetaRules, path = 'm
   if (typeof meta.generation === 'number' && meta.generation < 0) {
     errs.push(fieldErrors.invalid(`${path}.generation`, meta.generation, IS_NEGATIVE_ERROR_MSG));
   }
-  errs.push(...validateLabels(meta.labels, `${path}.labels`));
-  errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
-  errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
-  errs.push(...validateFinalizers(meta.finalizers, `${path}.finalizers`));
+  pushAll(errs, validateLabels(meta.labels, `${path}.labels`));
+  pushAll(errs, validateAnnotations(meta.annotations, `${path}.annotations`));
+  pushAll(errs, validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
+  pushAll(errs, validateFinalizers(meta.finalizers, `${path}.finalizers`));
   return errs;
 }
 
@@ -81,11 +82,11 @@ export function validateObjectMetaUpdate(next: ObjectMeta, old: ObjectMeta, _rul
     errs.push(fieldErrors.invalid(`${path}.generation`, next.generation ?? 0, 'must not be decremented'));
   }
   for (const field of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
-    errs.push(...validateImmutableField(next[field], old[field], `${path}.${field}`));
+    pushAll(errs, validateImmutableField(next[field], old[field], `${path}.${field}`));
   }
-  errs.push(...validateLabels(next.labels, `${path}.labels`));
-  errs.push(...validateAnnotations(next.annotations, `${path}.annotations`));
-  errs.push(...validateOwnerReferences(next.ownerReferences, `${path}.ownerReferences`));
+  pushAll(errs, validateLabels(next.labels, `${path}.labels`));
+  pushAll(errs, validateAnnotations(next.annotations, `${path}.annotations`));
+  pushAll(errs, validateOwnerReferences(next.ownerReferences, `${path}.ownerReferences`));
   return errs;
 }
 

@@ -13,10 +13,22 @@ import type { Authenticator } from '../../authn/types.ts';
 import type { Logger } from '../logging.ts';
 import { errors } from '../../api/status.ts';
 import { writeStatus } from './write-status.ts';
+import { withoutHeaders } from '../masked-request.ts';
 
-export function withAuthentication(authenticator: Authenticator, logger: Logger): Filter {
+export interface AuthenticationFilterOptions {
+  /**
+   * Headers (lower-case names) that carry identity for an authenticator and
+   * must not reach anything after authentication, whoever sent them: the
+   * authenticating proxy's (request-header.ts). Removed from every request.
+   */
+  readonly stripHeaders?: ((lowerName: string) => boolean) | undefined;
+}
+
+export function withAuthentication(authenticator: Authenticator, logger: Logger, options: AuthenticationFilterOptions = {}): Filter {
+  const { stripHeaders } = options;
   return async (ctx, next) => {
     const result = await authenticator.authenticate(ctx.req);
+    if (stripHeaders !== undefined) ctx.req = withoutHeaders(ctx.req, stripHeaders);
     if (result.kind !== 'user') {
       if (result.kind === 'invalid') {
         // The reason stays in our log (debug: bad clients can be noisy), never in the response.

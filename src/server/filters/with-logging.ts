@@ -33,7 +33,9 @@ function logLine(ctx: RequestContext): Record<string, unknown> {
     verb: ctx.info?.verb ?? req.method.toLowerCase(),
     method: req.method,
     uri: loggableUri(req.path, req.query),
-    user: ctx.user?.name ?? '',
+    // As the original's audit: `user` is who authenticated; who they acted as goes beside it.
+    user: (ctx.impersonator ?? ctx.user)?.name ?? '',
+    ...(ctx.impersonator !== undefined ? { impersonatedUser: ctx.user?.name ?? '' } : {}),
     status: ctx.status,
     latencyMs: Math.round((performance.now() - ctx.startedAt) * 1000) / 1000,
     userAgent: req.header('user-agent') ?? '',

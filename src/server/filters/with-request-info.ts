@@ -185,7 +185,9 @@ export function withRequestInfo(): Filter {
     try {
       ctx.info = parseRequestInfo(ctx.req.method, ctx.req.path, ctx.req.query);
     } catch (err) {
-      if (err instanceof RequestInfoError) throw errors.internal(`failed to create RequestInfo: ${err.message}`);
+      // The original answers 500 here; the fault is the client's path (`/api/v1/watch/`, a special verb
+      // with no resource), so ours is a 400 with the original's words.
+      if (err instanceof RequestInfoError) throw errors.badRequest(`failed to create RequestInfo: ${err.message}`);
       throw err;
     }
     ctx.longRunning = isLongRunning(ctx.info, ctx.req.query);

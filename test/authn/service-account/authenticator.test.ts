@@ -62,7 +62,7 @@ function token(s: Setup, opts: { issuer?: string; pod?: boolean; secret?: boolea
 }
 
 async function check(s: Setup, t: string, audiences?: string[]): Promise<AuthResult> {
-  return s.auth.authenticateToken(t, undefined, audiences ? { audiences } : {});
+  return s.auth.authenticateToken(t, undefined, audiences);
 }
 
 function assertInvalid(result: AuthResult, message: RegExp | string, t: string): void {
@@ -128,7 +128,11 @@ describe('service-account tokens: what is accepted', () => {
   it('a TokenReview may ask for other audiences', async () => {
     const s = setup();
     const t = await token(s, { audiences: ['vault'] });
-    assert.equal((await check(s, t, ['vault', 'other'])).kind, 'user');
+    const r = await check(s, t, ['vault', 'other']);
+    assert.equal(r.kind, 'user');
+    if (r.kind === 'user') assert.deepEqual(r.audiences, ['vault'], 'the audiences the token is valid for, of those asked');
+    const cached = await check(s, t, ['vault', 'other']);
+    assert.ok(cached.kind === 'user' && cached.audiences?.join() === 'vault', 'the cached answer keeps them');
     assertInvalid(await check(s, t), 'token audiences ["vault"] is invalid for the target audiences ["api"]', t);
   });
 });

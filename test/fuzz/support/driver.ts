@@ -192,7 +192,18 @@ export class FuzzTarget {
     const target = this.#target(transport);
     let res;
     try {
-      res = await target.open({ method: c.method, path: c.url, headers, ...(c.body === null ? {} : { body: c.body.bytes }) });
+      const opened = target.open({ method: c.method, path: c.url, headers, ...(c.body === null ? {} : { body: c.body.bytes }) });
+      if (transport === 'uws' && c.watch && /protobuf/i.test(headers['accept'] ?? '')) {
+        // The uWS listener's stated limit (README): a Protobuf watch with nothing to send yet has no
+        // filler that would carry the head, so the head waits for the first event. Not a hang.
+        const first = await Promise.race([opened, sleep(2_000).then(() => null)]);
+        if (first === null) {
+          opened.then((r) => r.cancel(), () => {});
+          this.#resetClient('uws');
+          return null;
+        }
+      }
+      res = await opened;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? '';
       // The client refusing what we generated (bad header chars, methods HTTP/2 forbids) is not a server finding.
@@ -274,7 +285,10 @@ export function withoutEmpties(v: unknown): unknown {
   for (const [k, x] of Object.entries(v)) {
     const y = withoutEmpties(x);
     if (y === null || y === '' || y === 0 || y === false || (Array.isArray(y) && y.length === 0) || (typeof y === 'object' && y !== null && !Array.isArray(y) && Object.keys(y).length === 0)) continue;
-    out[k] = y;
+    // Defined, not assigned: a `__proto__` key (legal JSON, kept by the server in free-form fields such as a
+    // ControllerRevision's data) must stay an own property, not become the copy's prototype, which
+    // isDeepStrictEqual compares by identity (fuzz seed 6, case 21433: a false "Protobuf and JSON differ").
+    Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -327,11 +327,14 @@ function buildCase(p: Plan, body: Body | null): FuzzCase {
       path = NON_RESOURCE[p.pick % NON_RESOURCE.length]!;
       break;
   }
-  // A watch query on a GET makes it a watch, with the original's reading of a boolean parameter:
-  // anything but 0, f, false, n, no (any case) is true, the empty string included.
+  // A watch query on a GET makes it a watch, with the original's reading of a boolean parameter
+  // (Convert_Slice_string_To_bool): the first value; anything but "0" and "false" (any case) is true,
+  // "f" and the empty string included (fuzz seed 6, case 52079: `watch=F` was taken for a list, and the
+  // watch it is for a "hang").
   // HEAD reads as GET (the request-info filter gives both the get/list/watch verbs).
   const reads = method.toUpperCase() === 'GET' || method.toUpperCase() === 'HEAD';
-  if (reads && query.some(([k, v]) => k === 'watch' && !/^(0|f|false|n|no)$/i.test(v))) watch = true;
+  const watchParam = query.find(([k]) => k === 'watch');
+  if (reads && watchParam !== undefined && !/^(0|false)$/i.test(watchParam[1])) watch = true;
   const damaged = damagePath(path, p.pathDamage);
   if (damaged.includes('/watch/')) watch = reads || watch;
   const bodyFor = method === 'GET' && p.shape !== 'subresource' && p.shape !== 'oddMethod' ? null : body;

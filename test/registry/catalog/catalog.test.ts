@@ -22,7 +22,8 @@ describe('catalog sanity', () => {
   it('serves each group/version/resource once', () => {
     const keys = types.map(gvr);
     assert.equal(new Set(keys).size, keys.length);
-    assert.equal(types.length, 45);
+    // 45 stored or action types and the 8 access reviews (4 kinds, v1 and v1beta1).
+    assert.equal(types.length, 53);
   });
 
   it('gives each short name to one storage', () => {
@@ -101,7 +102,7 @@ describe('discovery facts of the original', () => {
   });
 
   it('scopes', () => {
-    const cluster = types.filter((t) => !t.namespaced).map((t) => t.resource).sort();
+    const cluster = types.filter((t) => !t.namespaced && !t.resource.endsWith('reviews')).map((t) => t.resource).sort();
     assert.deepEqual(cluster, [
       'certificatesigningrequests', 'clusterrolebindings', 'clusterroles', 'csidrivers', 'csinodes', 'ingressclasses',
       'mutatingwebhookconfigurations', 'namespaces', 'nodes', 'persistentvolumes', 'priorityclasses', 'runtimeclasses', 'storageclasses',
@@ -125,7 +126,8 @@ describe('discovery facts of the original', () => {
   it('verbs: namespaces have no deletecollection; the deprecated bindings only create; the rest serve all eight', () => {
     assert.deepEqual(find('', 'namespaces').verbs, ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
     assert.deepEqual(find('', 'bindings').verbs, ['create']);
-    for (const t of types.filter((x) => x.resource !== 'namespaces' && x.resource !== 'bindings')) assert.equal(t.verbs, undefined, gvr(t));
+    for (const t of types.filter((x) => x.resource.endsWith('accessreviews') || x.resource.endsWith('rulesreviews'))) assert.deepEqual(t.verbs, ['create'], gvr(t));
+    for (const t of types.filter((x) => x.resource !== 'namespaces' && x.resource !== 'bindings' && !x.virtual)) assert.equal(t.verbs, undefined, gvr(t));
   });
 
   it('name rules', () => {

@@ -25,4 +25,10 @@ describe('csistoragecapacities', () => {
     const errs = lines(csiStorageCapacityStrategy.validateUpdate!(make('CSIStorageCapacity', { ...good, storageClassName: 'slow', nodeTopology: {} }), old, ctx()));
     assert.deepEqual(errs.map((e) => e.split(':')[0]), ['nodeTopology', 'storageClassName']);
   });
+
+  it('report every bad requirement of a huge topology instead of overflowing the stack (fuzz seed 6, case 50976)', () => {
+    const matchExpressions = Array.from({ length: 60_000 }, (_, i) => ({ [`k${i % 7}`]: i }));
+    const errs = csiStorageCapacityStrategy.validate!(make('CSIStorageCapacity', { ...good, nodeTopology: { matchExpressions } }), ctx());
+    assert.ok(errs.length >= 60_000, `${errs.length} errors`);
+  });
 });
