@@ -3,10 +3,12 @@
  * the Node client (loadtest/api/run.ts; flags pass through:
  * --only=embedded|etcd3, --out=...), then the same server under h2load
  * (loadtest/h2load/run.ts; skipped with a message when h2load is not
- * installed), then how to run the other benchmarks.
+ * installed), then static vs service-account tokens under h2load
+ * (loadtest/h2load/tokens.ts), then how to run the other benchmarks.
  */
 import { runApiBench } from './api/run.ts';
 import { runH2loadBench } from './h2load/run.ts';
+import { runTokenBench } from './h2load/tokens.ts';
 
 const OTHERS: ReadonlyArray<[string, string]> = [
   ['npm run bench:storage', 'storage layer: creates, LIST from the watch cache, watch fan-out, shard round trip, memory (loadtest/results/storage.md)'],
@@ -22,6 +24,7 @@ const OTHERS: ReadonlyArray<[string, string]> = [
 const only = process.argv.slice(2).filter((a) => a.startsWith('--only='));
 let code = await runApiBench(process.argv.slice(2));
 if (code === 0) code = await runH2loadBench(only);
+if (code === 0 && only.every((a) => a === '--only=embedded')) code = await runTokenBench();
 console.log('\nOther benchmarks (not run by `npm run bench`):');
 for (const [cmd, what] of OTHERS) console.log(`  ${cmd}\n      ${what}`);
 process.exit(code);
