@@ -3,11 +3,13 @@
  * the Node client (loadtest/api/run.ts; flags pass through:
  * --only=embedded|etcd3, --out=...), then the same server under h2load
  * (loadtest/h2load/run.ts; skipped with a message when h2load is not
- * installed), the RBAC decision benchmark (loadtest/rbac/decisions.ts), then
- * how to run the other benchmarks.
+ * installed), static vs service-account tokens under h2load
+ * (loadtest/h2load/tokens.ts), the RBAC decision benchmark
+ * (loadtest/rbac/decisions.ts), then how to run the other benchmarks.
  */
 import { runApiBench } from './api/run.ts';
 import { runH2loadBench } from './h2load/run.ts';
+import { runTokenBench } from './h2load/tokens.ts';
 import { printRbacBench, runRbacBench } from './rbac/decisions.ts';
 
 const OTHERS: ReadonlyArray<[string, string]> = [
@@ -24,6 +26,7 @@ const OTHERS: ReadonlyArray<[string, string]> = [
 const only = process.argv.slice(2).filter((a) => a.startsWith('--only='));
 let code = await runApiBench(process.argv.slice(2));
 if (code === 0) code = await runH2loadBench(only);
+if (code === 0 && only.every((a) => a === '--only=embedded')) code = await runTokenBench();
 // RBAC decisions in-process (loadtest/rbac/decisions.ts): a few seconds.
 console.log('');
 printRbacBench(runRbacBench());

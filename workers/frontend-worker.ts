@@ -112,6 +112,7 @@ async function main(): Promise<void> {
     router,
     clientCa: data.clientCa,
     tokenFilePath: data.tokenFilePath,
+    serviceAccountKeys: data.serviceAccountKeys,
     continueKey: data.continueKey,
     thread: data.thread,
     inflight: new SharedInflightCounter(data.inflight),

@@ -136,9 +136,18 @@ function unixSeconds(t: string | undefined): number {
   return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
 }
 
+let lastSecond = NaN;
+let lastText = '';
+
 /** RFC 3339 in UTC with whole seconds, as the original writes metav1.Time. */
 export function formatTime(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // The text of the last second is kept: every write stamps its manager's time.
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastText = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastText;
 }
 
 /**

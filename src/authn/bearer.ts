@@ -64,7 +64,8 @@ export class BearerTokenAuthenticator implements Authenticator {
     for (const ta of this.tokenAuthenticators) {
       let result: AuthResult;
       try {
-        result = await ta.authenticateToken(token, req.signal);
+        const answer = ta.inMemory === true ? ta.authenticateToken(token) : ta.authenticateToken(token, req.signal);
+        result = answer instanceof Promise ? await answer : answer;
       } catch (err) {
         failures.push(redact(`${ta.name}: ${err instanceof Error ? err.message : String(err)}`, token));
         continue;

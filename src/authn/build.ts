@@ -20,6 +20,10 @@ import { certificatesFromPem } from './pem.ts';
 import { StaticTokenAuthenticator, parseTokenFile } from './token-file.ts';
 import type { TokenAuthenticator } from './token.ts';
 import type { ObjectSource } from './object-source.ts';
+import { ServiceAccountTokenAuthenticator } from './service-account/authenticator.ts';
+import type { ServiceAccountConfig } from './service-account/config.ts';
+import { PublicPathsAuthenticator } from './service-account/public-paths.ts';
+import { LengthPrefilteredTokenAuthenticator } from './service-account/static-token-prefilter.ts';
 import { BootstrapTokenAuthenticator } from './bootstrap-token.ts';
 import { RequestHeaderAuthenticator, requestHeaderNamesFilter } from './request-header.ts';
 import { TokenReviewer } from './token-review.ts';
@@ -35,6 +39,10 @@ export interface AuthenticatorDeps {
   readonly tokenFilePath: string;
   /** Service accounts, secrets and pods from the watch caches, with change feeds (object-source.ts). */
   readonly objects: ObjectSource;
+  /** Service-account tokens (service-account/config.ts); absent: not accepted. */
+  readonly serviceAccounts?: ServiceAccountConfig | undefined;
+  /** Paths anyone may GET without a credential (issuer discovery). */
+  readonly publicPaths?: ReadonlySet<string> | undefined;
 }
 
 export interface BuiltAuthenticator {
@@ -55,8 +63,20 @@ export async function buildAuthenticator(opts: ServerOptions, deps: Authenticato
   const tokens: TokenAuthenticator[] = [];
   const tokenFile = parseTokenFile(await readFile(deps.tokenFilePath, 'utf8'), deps.tokenFilePath);
   for (const w of tokenFile.warnings) logger.warn({ file: deps.tokenFilePath }, w);
-  tokens.push(new StaticTokenAuthenticator(tokenFile.tokens));
-  // Service-account tokens come here (between the token file and bootstrap tokens, as the original orders them).
+  // Exact: a token of a length the file lacks cannot be in it (spares other tokens the file's hash).
+  tokens.push(new LengthPrefilteredTokenAuthenticator(new StaticTokenAuthenticator(tokenFile.tokens), tokenFile.tokens.map((t) => t.token)));
+  if (deps.serviceAccounts !== undefined) {
+    const sa = deps.serviceAccounts;
+    const saTokens = new ServiceAccountTokenAuthenticator({
+      issuers: sa.issuers,
+      apiAudiences: sa.apiAudiences,
+      keys: sa.verificationKeys,
+      lookup: sa.lookup,
+      objects: deps.objects,
+    });
+    closers.push(() => saTokens.close());
+    tokens.push(saTokens);
+  }
   if (opts.enableBootstrapTokenAuth) {
     const bootstrap = new BootstrapTokenAuthenticator({
       objects: deps.objects,
@@ -96,16 +116,18 @@ export async function buildAuthenticator(opts: ServerOptions, deps: Authenticato
     requestHeader = new RequestHeaderAuthenticator({ ...config, clientCA });
     stripHeaders = requestHeaderNamesFilter(config);
   }
-  const authenticator = createRequestAuthenticator({
+  const requestAuthenticator = createRequestAuthenticator({
     requestHeader,
     x509: new X509Authenticator({ clientCA: certificatesFromPem(deps.clientCaPem) }),
     tokens,
     anonymous: anonymous.enabled,
   });
+  const authenticator =
+    deps.publicPaths !== undefined && deps.publicPaths.size > 0 ? new PublicPathsAuthenticator(requestAuthenticator, deps.publicPaths) : requestAuthenticator;
   return {
     authenticator,
     stripHeaders,
-    tokenReviewer: new TokenReviewer(tokens),
+    tokenReviewer: new TokenReviewer(tokens, deps.serviceAccounts?.apiAudiences ?? []),
     close: async () => {
       for (const c of closers.reverse()) await c();
     },

@@ -10,7 +10,7 @@
  * each token, so timing reveals only hash prefixes, and the final comparison
  * uses timingSafeEqual.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { UserInfo } from '../server/context.ts';
 import type { AuthResult } from './types.ts';
@@ -78,18 +78,19 @@ interface Entry {
   readonly user: UserInfo;
 }
 
-function sha256(data: Buffer): Buffer {
-  return createHash('sha256').update(data).digest();
-}
+/** Hex SHA-256: the one-shot crypto.hash (Node ≥ 20.12) makes no Hash object per request. */
+const sha256Hex: (data: Buffer) => string =
+  typeof crypto.hash === 'function' ? (data) => crypto.hash('sha256', data, 'hex') : (data) => crypto.createHash('sha256').update(data).digest('hex');
 
 export class StaticTokenAuthenticator implements TokenAuthenticator {
   readonly name = TOKEN_FILE_METHOD;
+  readonly inMemory = true;
   private readonly byHash = new Map<string, Entry>();
 
   constructor(tokens: readonly StaticToken[]) {
     for (const { token, user } of tokens) {
       const bytes = Buffer.from(token, 'utf8');
-      this.byHash.set(sha256(bytes).toString('hex'), { token: bytes, user });
+      this.byHash.set(sha256Hex(bytes), { token: bytes, user });
     }
   }
 
@@ -112,10 +113,10 @@ export class StaticTokenAuthenticator implements TokenAuthenticator {
 
   authenticateToken(token: string): AuthResult {
     const presented = Buffer.from(token, 'utf8');
-    const entry = this.byHash.get(sha256(presented).toString('hex'));
+    const entry = this.byHash.get(sha256Hex(presented));
     // Equal hashes mean equal tokens short of a SHA-256 collision; the
     // constant-time compare makes that explicit at no timing cost.
-    if (entry === undefined || entry.token.length !== presented.length || !timingSafeEqual(entry.token, presented)) {
+    if (entry === undefined || entry.token.length !== presented.length || !crypto.timingSafeEqual(entry.token, presented)) {
       return { kind: 'none' };
     }
     return { kind: 'user', user: entry.user, method: TOKEN_FILE_METHOD };

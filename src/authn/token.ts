@@ -25,4 +25,9 @@ export interface TokenAuthenticator {
    * to be valid exactly for the API audiences (token-review.ts).
    */
   readonly audienceAware?: boolean;
+  /**
+   * True when it answers from memory, never waiting on I/O: it is then called
+   * without the request's signal (making one costs microseconds a request).
+   */
+  readonly inMemory?: boolean;
 }

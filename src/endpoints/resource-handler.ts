@@ -27,6 +27,7 @@ import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selecta
 import { parseFieldSelector } from '../selectors/index.ts';
 import { apiGroup } from '../naming/index.ts';
 import { parseFieldValidation, type DecodeTarget, type WriteOptionsKind } from '../typed/index.ts';
+import { createToken, type TokenRequestEnv } from '../registry/token-request/token-request.ts';
 
 export interface ResourceHandlerDeps {
   registry: ResourceRegistry;
@@ -35,6 +36,8 @@ export interface ResourceHandlerDeps {
   fieldManager: FieldManager;
   continueTokens: ContinueTokens;
   watch: WatchLimits;
+  /** serviceaccounts/token (TokenRequest): the token issuer and its settings; absent, the subresource answers 405. */
+  tokenRequest?: Omit<TokenRequestEnv, 'store' | 'registry'> | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -237,6 +240,9 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
     return writeBytes(ctx, res.status, res.body);
   }
   if (info.verb === 'create') {
+    if (rt.group === '' && rt.resource === 'serviceaccounts' && sub.name === 'token' && deps.tokenRequest !== undefined) {
+      return serveTokenRequest(ctx, deps, deps.tokenRequest, rt, info);
+    }
     const action = podActionFor(rt.group, rt.resource, sub.name);
     if (action === undefined) throw errors.methodNotAllowed(info.verb);
     return serveAction(ctx, deps, action, rt, info);
@@ -267,6 +273,17 @@ async function serveAction(ctx: RequestContext, deps: ResourceHandlerDeps, actio
   const body = await readObject(ctx, decodeTarget(ctx, deps, 'CreateOptions', podActionBodyKind(action)));
   const req = { rt, subresource: info.subresource, namespace: info.namespace, name: info.name, body, opts: writeOptions(ctx) };
   const res = await action({ store: deps.store, registry: deps.registry }, req);
+  writeBytes(ctx, res.status, encoder.encode(JSON.stringify(res.body)));
+}
+
+/** A TokenRequest POST: its body and answer are authentication/v1 TokenRequests. */
+async function serveTokenRequest(ctx: RequestContext, deps: ResourceHandlerDeps, env: Omit<TokenRequestEnv, 'store' | 'registry'>, rt: ResourceType, info: RequestInfo): Promise<void> {
+  // A namespaced subresource has no cluster-wide path.
+  if (info.namespace === '') throw errors.notFoundMessage();
+  const gvk = { group: apiGroup('authentication'), version: 'v1', kind: 'TokenRequest' };
+  const body = await readObject(ctx, decodeTarget(ctx, deps, 'CreateOptions', gvk));
+  const call = { rt, namespace: info.namespace, name: info.name, body, opts: writeOptions(ctx), warn: (m: string) => ctx.warnings.push(m) };
+  const res = await createToken({ ...env, store: deps.store, registry: deps.registry }, call);
   writeBytes(ctx, res.status, encoder.encode(JSON.stringify(res.body)));
 }
 

@@ -64,7 +64,8 @@ class UwsRequest extends RequestBase {
   readonly frontend = 'uws' as const;
   /** uWS never shows the client certificate: clients that need one use the node front end. */
   readonly peerCertificates = undefined;
-  readonly remoteAddress: string;
+  readonly #res: HttpResponse;
+  #remoteAddress: string | undefined;
   readonly #body: PushedBody | undefined;
   readonly #declared: number | undefined;
 
@@ -75,7 +76,7 @@ class UwsRequest extends RequestBase {
     });
     // getQuery() is undefined, not '', when the URL has no '?'.
     super(req.getCaseSensitiveMethod(), req.getUrl(), req.getQuery() ?? '', raw, lifecycle);
-    this.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    this.#res = res;
     this.#declared = declaredLength(this.headers);
     if (mayHaveBody(this.headers)) {
       const body = new PushedBody(this.#declared, {
@@ -88,6 +89,19 @@ class UwsRequest extends RequestBase {
       res.onData((chunk, last) => body.push(new Uint8Array(chunk.slice(0)), last));
       this.#body = body;
     }
+  }
+
+  /**
+   * Read from uWS on first use (about 2 µs, which most requests never need),
+   * while the exchange is open: the native response must not be touched
+   * after it ended or was aborted, and then this is '' unless read before.
+   */
+  get remoteAddress(): string {
+    if (this.#remoteAddress === undefined) {
+      if (this.lifecycle.closed) return '';
+      this.#remoteAddress = Buffer.from(this.#res.getRemoteAddressAsText()).toString('latin1');
+    }
+    return this.#remoteAddress;
   }
 
   body(limitBytes: number): Promise<Uint8Array> {

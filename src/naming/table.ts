@@ -93,6 +93,20 @@ export interface NamingTable {
   };
   /** Resource names in this namespace are native (not extended) resources. */
   readonly nativeResourcePrefix: string;
+  /** Service-account tokens: claim names, issuers and user extras (the original's pkg/serviceaccount). */
+  readonly serviceAccountTokens: {
+    /** `--service-account-issuer` when none is given (what kubeadm sets in the original). */
+    readonly defaultIssuer: string;
+    /** `iss` of legacy secret-based tokens. */
+    readonly legacyIssuer: string;
+    /** Prefix of the legacy tokens' private claims (`<prefix>namespace`, `<prefix>secret.name`, ...). */
+    readonly legacyClaimPrefix: string;
+    /** The bound tokens' private claim (`{namespace, serviceaccount, pod, secret, warnafter}`). */
+    readonly privateClaim: string;
+    /** User extras of a pod-bound token. */
+    readonly podNameExtra: string;
+    readonly podUidExtra: string;
+  };
 }
 
 const KUBE_DOMAIN = 'kubernetes.io';
@@ -158,6 +172,14 @@ const ORCH: NamingTable = {
     betaStorageClass: ['volume.beta.orch.io/storage-class', `volume.beta.${KUBE_DOMAIN}/storage-class`],
   },
   nativeResourcePrefix: 'orch.io/',
+  serviceAccountTokens: {
+    defaultIssuer: 'https://orch.default.svc.cluster.local',
+    legacyIssuer: 'orch/serviceaccount',
+    legacyClaimPrefix: 'orch.io/serviceaccount/',
+    privateClaim: 'orch.io',
+    podNameExtra: 'authentication.orch.io/pod-name',
+    podUidExtra: 'authentication.orch.io/pod-uid',
+  },
 };
 
 const KUBERNETES: NamingTable = {
@@ -215,6 +237,14 @@ const KUBERNETES: NamingTable = {
     betaStorageClass: [`volume.beta.${KUBE_DOMAIN}/storage-class`],
   },
   nativeResourcePrefix: `${KUBE_DOMAIN}/`,
+  serviceAccountTokens: {
+    defaultIssuer: 'https://kubernetes.default.svc.cluster.local',
+    legacyIssuer: 'kubernetes/serviceaccount',
+    legacyClaimPrefix: `${KUBE_DOMAIN}/serviceaccount/`,
+    privateClaim: KUBE_DOMAIN,
+    podNameExtra: `authentication.${KUBE_DOMAIN}/pod-name`,
+    podUidExtra: `authentication.${KUBE_DOMAIN}/pod-uid`,
+  },
 };
 
 export const NAMING_TABLES: Readonly<Record<ApiFlavor, NamingTable>> = { orch: ORCH, kubernetes: KUBERNETES };

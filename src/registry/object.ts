@@ -58,7 +58,20 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
  */
 export { cloneJson, jsonEqual } from '../patch/json-value.ts';
 
-/** RFC 3339 time with second precision, as the original serializes metav1.Time. */
+let rfc3339Second = NaN;
+let rfc3339Text = '';
+
+/**
+ * RFC 3339 time with second precision, as the original serializes metav1.Time.
+ * The text of the last second is kept: every create and update stamps one, and
+ * toISOString plus a regex showed in the create profile.
+ */
 export function nowRfc3339(now = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== rfc3339Second) {
+    // An invalid Date throws here as before (NaN never equals the kept second).
+    rfc3339Text = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    rfc3339Second = second;
+  }
+  return rfc3339Text;
 }

@@ -53,14 +53,13 @@ export class RequestContext {
   longRunning = false;
   /** Epoch ms after which the request must be answered (with-timeout); undefined for long-running ones. */
   deadline: number | undefined;
-  /** Aborted at the deadline or when the client goes away. */
-  readonly abort = new AbortController();
   /** The HTTP status finally sent, for logs and metrics. */
   status = 0;
   /** Warnings to send as `Warning` headers (deprecations, ...). */
   readonly warnings: string[] = [];
   #auditID: string | undefined;
 
+  #abort: AbortController | undefined;
   /**
    * The request. Filters that must hide headers from what follows them
    * (authentication proxy headers, Impersonate-*) replace it with a masked
@@ -73,7 +72,22 @@ export class RequestContext {
     readonly res: ApiResponse,
   ) {
     this.req = req;
-    req.signal.addEventListener('abort', () => this.abort.abort(req.signal.reason), { once: true });
+  }
+
+  /**
+   * Aborted at the deadline or when the client goes away. Made on first use
+   * and only then tied to the request's signal: most requests never look, and
+   * an AbortSignal (an EventTarget) plus its listener cost microseconds each.
+   */
+  get abort(): AbortController {
+    if (this.#abort === undefined) {
+      const controller = new AbortController();
+      this.#abort = controller;
+      const gone = this.req.signal;
+      if (gone.aborted) controller.abort(gone.reason);
+      else gone.addEventListener('abort', () => controller.abort(gone.reason), { once: true });
+    }
+    return this.#abort;
   }
 
   get signal(): AbortSignal {

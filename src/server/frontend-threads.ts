@@ -21,6 +21,7 @@ import type { ShardRouter } from '../../shards/router.ts';
 import { mergeResumeRevisions } from '../../shards/shard-client.ts';
 import { compiled, tsEntryFile } from '../../shards/shard-handle.ts';
 import { ControlChannel } from './control-channel.ts';
+import type { DataDirServiceAccountKeys } from '../authn/service-account/config.ts';
 
 /** Set in the workers' environment by tests: `1` enables the 'crash' control request, `fail-start` fails the start. */
 export const TEST_HOOKS_ENV = 'ORCH_FRONTEND_THREAD_TEST_HOOKS';
@@ -42,6 +43,8 @@ export interface FrontendWorkerData {
   /** The CAs named in the TLS handshake (the client CA and the request-header proxy's). */
   handshakeCa: string;
   tokenFilePath: string;
+  /** The data dir's service-account keys (KeyObjects are cloneable across threads). */
+  serviceAccountKeys: DataDirServiceAccountKeys;
   continueKey: Uint8Array;
   servingCertPath: string;
   servingKeyPath: string;

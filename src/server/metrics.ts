@@ -11,6 +11,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RequestContext } from './context.ts';
 import type { InflightSnapshot } from './filters/with-max-inflight.ts';
+import { RequestSeries, SeriesCounter, SeriesHistogram } from './request-series.ts';
 
 /** The original's request latency buckets (seconds), tuned for its SLOs. */
 export const REQUEST_DURATION_BUCKETS: readonly number[] = [
@@ -63,20 +64,27 @@ function requestLabelValues(l: RequestLabels): string[] {
 export class ApiserverMetrics {
   readonly registry = new Registry();
 
-  readonly requestTotal = new Counter({
+  /**
+   * What requestTotal and requestDuration report, recorded without prom-client's per-call label work.
+   * Record through observeRequest(): those two (and the storage histograms below) print only what their
+   * RequestSeries holds, so their own inc()/observe() would go unreported.
+   */
+  readonly #requests = new RequestSeries(REQUEST_LABELS, REQUEST_DURATION_BUCKETS);
+
+  readonly requestTotal = new SeriesCounter({
     name: 'apiserver_request_total',
     help: 'Counter of apiserver requests broken out for each verb, group, version, resource, scope, component, and HTTP response code.',
     labelNames: [...REQUEST_LABELS, 'code'],
     registers: [this.registry],
-  });
+  }).bind(this.#requests);
 
-  readonly requestDuration = new Histogram({
+  readonly requestDuration = new SeriesHistogram({
     name: 'apiserver_request_duration_seconds',
     help: 'Response latency distribution in seconds for each verb, group, version, resource, subresource, scope and component.',
     labelNames: REQUEST_LABELS,
     buckets: [...REQUEST_DURATION_BUCKETS],
     registers: [this.registry],
-  });
+  }).bind(this.#requests);
 
   /**
    * Requests failed by an error of the server's own (not the client's): a
@@ -110,22 +118,25 @@ export class ApiserverMetrics {
     registers: [this.registry],
   });
 
-  readonly storageRequestDuration = new Histogram({
+  /** What storageRequestDuration and etcdRequestDuration report (one store a round trip, read by both). */
+  readonly #storage = new RequestSeries(['operation', 'type'], REQUEST_DURATION_BUCKETS);
+
+  readonly storageRequestDuration = new SeriesHistogram({
     name: 'apiserver_storage_request_duration_seconds',
     help: 'Storage request latency in seconds for each operation and object type.',
     labelNames: ['operation', 'type'],
     buckets: [...REQUEST_DURATION_BUCKETS],
     registers: [this.registry],
-  });
+  }).bind(this.#storage);
 
   /** The same observations under the name older dashboards query. */
-  readonly etcdRequestDuration = new Histogram({
+  readonly etcdRequestDuration = new SeriesHistogram({
     name: 'etcd_request_duration_seconds',
     help: 'Etcd request latency in seconds for each operation and object type.',
     labelNames: ['operation', 'type'],
     buckets: [...REQUEST_DURATION_BUCKETS],
     registers: [this.registry],
-  });
+  }).bind(this.#storage);
 
   readonly shardQueueDepth = new Gauge({
     name: 'apiserver_shard_queue_depth',
@@ -167,9 +178,7 @@ export class ApiserverMetrics {
 
   /** One finished request: counter by code, latency histogram. */
   observeRequest(labels: RequestLabels, code: number, seconds: number): void {
-    const values = requestLabelValues(labels);
-    this.requestTotal.labels(...values, String(code)).inc();
-    this.requestDuration.labels(...values).observe(seconds);
+    this.#requests.observe(requestLabelValues(labels), code, seconds);
   }
 
   /** One request failed by an internal error (see internalErrors). */
@@ -201,8 +210,7 @@ export class ApiserverMetrics {
 
   /** One storage round trip (`operation`: get, list, create, ...; `type`: the object type). */
   observeStorageRequest(operation: string, type: string, seconds: number): void {
-    this.storageRequestDuration.observe({ operation, type }, seconds);
-    this.etcdRequestDuration.observe({ operation, type }, seconds);
+    this.#storage.observe([operation, type], undefined, seconds);
   }
 
   setShardQueueDepth(shard: string | number, depth: number): void {

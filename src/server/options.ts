@@ -57,6 +57,18 @@ export interface ServerOptions {
   tlsPrivateKeyFile: string | undefined;
   serviceAccountKeyFiles: string[];
   serviceAccountSigningKeyFile: string | undefined;
+  /** `--service-account-issuer` (repeatable): the first signs, all are accepted; none = the flavor's default. */
+  serviceAccountIssuers: string[];
+  /** `--service-account-max-token-expiration`, seconds (0: no cap). */
+  serviceAccountMaxTokenExpirationSeconds: number;
+  /** `--service-account-extend-token-expiration`: pod-bound tokens asked for 3607 s live a year, warning after the request. */
+  serviceAccountExtendTokenExpiration: boolean;
+  /** `--service-account-lookup`: legacy tokens' secret and service account must still exist. */
+  serviceAccountLookup: boolean;
+  /** `--api-audiences` (none = the issuers). */
+  apiAudiences: string[];
+  /** `--service-account-jwks-uri` for the discovery document (none = https://<this server>/openid/v1/jwks). */
+  serviceAccountJwksUri: string | undefined;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   requestTimeoutMs: number;
@@ -212,6 +224,42 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'tls-private-key-file': { set: (o, v) => (o.tlsPrivateKeyFile = v), help: 'serving key' },
   'service-account-key-file': { set: (o, v) => o.serviceAccountKeyFiles.push(v), help: 'service-account verification key (repeatable)' },
   'service-account-signing-key-file': { set: (o, v) => (o.serviceAccountSigningKeyFile = v), help: 'service-account signing key' },
+  'service-account-issuer': {
+    set: (o, v) => {
+      if (v === '') throw new OptionsError('invalid value "" for --service-account-issuer: must not be empty');
+      if (v.includes(':') && !URL.canParse(v)) throw new OptionsError(`invalid value ${JSON.stringify(v)} for --service-account-issuer: contains a ':' but is not a URL`);
+      if (!o.serviceAccountIssuers.includes(v)) o.serviceAccountIssuers.push(v);
+    },
+    help: 'issuer of service-account tokens (repeatable: the first signs new tokens, all are accepted; default https://<cluster host>.default.svc.cluster.local)',
+  },
+  'service-account-max-token-expiration': {
+    set: (o, v) => {
+      const seconds = parseDuration(v) / 1000;
+      if (seconds !== 0 && (seconds < 3600 || seconds > 2 ** 32)) {
+        throw new OptionsError('invalid value for --service-account-max-token-expiration: must be between 1 hour and 2^32 seconds');
+      }
+      o.serviceAccountMaxTokenExpirationSeconds = Math.floor(seconds);
+    },
+    help: 'longest lifetime a TokenRequest may get (default: no cap)',
+  },
+  'service-account-extend-token-expiration': {
+    set: (o, v) => (o.serviceAccountExtendTokenExpiration = bool('service-account-extend-token-expiration')(v)),
+    boolean: true,
+    help: 'pod-bound tokens asked for 3607 s get a year, with a warn-after claim at the requested expiry (default true)',
+  },
+  'service-account-lookup': {
+    set: (o, v) => (o.serviceAccountLookup = bool('service-account-lookup')(v)),
+    boolean: true,
+    help: 'legacy service-account tokens need their secret and service account to exist (default true; bound tokens are always checked)',
+  },
+  'api-audiences': { set: (o, v) => (o.apiAudiences = list(v)), help: 'audiences of the API: tokens must name one (default: the service-account issuers)' },
+  'service-account-jwks-uri': {
+    set: (o, v) => {
+      if (!URL.canParse(v) || new URL(v).protocol !== 'https:') throw new OptionsError(`invalid value ${JSON.stringify(v)} for --service-account-jwks-uri: must be an https URL`);
+      o.serviceAccountJwksUri = v;
+    },
+    help: 'jwks_uri of the issuer discovery document (default https://<this server>/openid/v1/jwks)',
+  },
   'max-requests-inflight': { set: (o, v) => (o.maxRequestsInflight = int('max-requests-inflight', 0, 1 << 20)(v)), help: 'read-only in-flight limit (0 = none)' },
   'max-mutating-requests-inflight': { set: (o, v) => (o.maxMutatingRequestsInflight = int('max-mutating-requests-inflight', 0, 1 << 20)(v)), help: 'mutating in-flight limit (0 = none)' },
   'request-timeout': { set: (o, v) => (o.requestTimeoutMs = parseDuration(v)), help: 'timeout of non-long-running requests' },
@@ -350,6 +398,12 @@ export function defaultOptions(): ServerOptions {
     tlsPrivateKeyFile: undefined,
     serviceAccountKeyFiles: [],
     serviceAccountSigningKeyFile: undefined,
+    serviceAccountIssuers: [],
+    serviceAccountMaxTokenExpirationSeconds: 0,
+    serviceAccountExtendTokenExpiration: true,
+    serviceAccountLookup: true,
+    apiAudiences: [],
+    serviceAccountJwksUri: undefined,
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
     requestTimeoutMs: 60_000,

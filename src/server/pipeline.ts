@@ -37,6 +37,8 @@ import { buildAuthenticator } from '../authn/build.ts';
 import { WatchCacheObjectSource, type ObjectSource } from '../authn/object-source.ts';
 import { buildServerAuthorization } from '../authz/build.ts';
 import { buildRbac } from '../authz/rbac/build.ts';
+import { startServiceAccountTokens } from '../authn/service-account/index.ts';
+import type { DataDirServiceAccountKeys } from '../authn/service-account/config.ts';
 import { TokenReviewSlot, tokenReviewTypes } from '../registry/reviews/token-review.ts';
 import { AccessReviewer, bindAccessReviews } from '../registry/access-reviews/index.ts';
 import type { InflightCounts } from './filters/with-max-inflight.ts';
@@ -74,6 +76,8 @@ export interface PipelineInputs {
   /** PEM of the CA that signs client certificates. */
   readonly clientCa: string;
   readonly tokenFilePath: string;
+  /** The data dir's service-account key pair (KeyObjects cross threads by structured clone). */
+  readonly serviceAccountKeys: DataDirServiceAccountKeys;
   /** HMAC key of continue tokens: derived once in the main thread, shared so any thread accepts any token. */
   readonly continueKey: Uint8Array;
   /** Which serving thread this is: 0 the main thread, 1.. the front-end workers (a metric label). */
@@ -154,7 +158,10 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
 
     // Documents and codecs built once per thread, from the same inputs in every thread.
     preloadProtobuf();
-    const discovery = buildDiscovery(registry, `${opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress}:${opts.securePort}`);
+    const externalAddress = `${opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress}:${opts.securePort}`;
+    const discovery = buildDiscovery(registry, externalAddress);
+    // Service-account tokens: keys, issuers, TokenRequest and issuer discovery (authn/service-account).
+    const serviceAccounts = await startServiceAccountTokens(opts, inp.serviceAccountKeys, externalAddress, logger);
 
     // Health and metrics.
     const health = new HealthChecks();
@@ -179,7 +186,14 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     // Authentication and authorization.
     const objects = new WatchCacheObjectSource(store, registry);
     cleanups.push(() => objects.close());
-    const authn = await buildAuthenticator(opts, { logger, clientCaPem: inp.clientCa, tokenFilePath: inp.tokenFilePath, objects });
+    const authn = await buildAuthenticator(opts, {
+      logger,
+      clientCaPem: inp.clientCa,
+      tokenFilePath: inp.tokenFilePath,
+      objects,
+      serviceAccounts: serviceAccounts.config,
+      publicPaths: new Set(serviceAccounts.documents.keys()),
+    });
     cleanups.push(() => authn.close());
     inp.reviews.tokenReviews.bind(authn.tokenReviewer);
     // RBAC from watches of this thread's shards; role and binding writes on its store check escalation against the chain.
@@ -199,6 +213,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       fieldManager,
       continueTokens: new ContinueTokens(Buffer.from(inp.continueKey), opts.continueTokenLifetimeMs),
       watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
+      tokenRequest: serviceAccounts.tokenRequest,
     });
     const processMetrics = inp.processMetrics;
     const routes = createRoutes({
@@ -216,6 +231,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
         ctx.res.end(text);
       },
       openapi: (req) => openApiResponse(openapi, req),
+      documents: serviceAccounts.documents,
     });
     const chain = buildHandlerChain({
       authenticator: authn.authenticator,

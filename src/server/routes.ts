@@ -17,6 +17,8 @@ export interface RouteDeps {
   openapi: (req: { path: string; query: URLSearchParams; accept?: string | undefined; ifNoneMatch?: string | undefined }) =>
     | { status: number; headers: Readonly<Record<string, string>>; body: Uint8Array }
     | undefined;
+  /** Fixed documents by path (service-account issuer discovery), with their media type and caching. */
+  documents?: ReadonlyMap<string, { contentType: string; cacheControl: string; body: Uint8Array }> | undefined;
 }
 
 export function createRoutes(deps: RouteDeps): (ctx: RequestContext) => Promise<void> {
@@ -31,6 +33,13 @@ export function createRoutes(deps: RouteDeps): (ctx: RequestContext) => Promise<
     if (path === '/metrics') return deps.metrics(ctx);
     const disco = deps.discovery.byPath.get(path);
     if (disco !== undefined) return writeBytes(ctx, 200, disco);
+    const doc = deps.documents?.get(path);
+    if (doc !== undefined) {
+      ctx.status = 200;
+      ctx.res.writeHead(200, { 'content-type': doc.contentType, 'cache-control': doc.cacheControl, 'content-length': String(doc.body.byteLength) });
+      ctx.res.end(doc.body);
+      return;
+    }
     if (path.startsWith('/openapi/')) {
       const answer = deps.openapi({ path, query: ctx.req.query, accept: ctx.req.header('accept'), ifNoneMatch: ctx.req.header('if-none-match') });
       if (answer === undefined) throw errors.notFoundMessage();

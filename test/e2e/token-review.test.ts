@@ -47,7 +47,9 @@ describe('TokenReview', () => {
       assert.equal(body.status.authenticated, true);
       assert.equal(body.status.user?.username, 'admin');
       assert.deepEqual(body.status.user?.groups, ['system:masters', 'system:authenticated']);
-      assert.equal(body.status.audiences, undefined);
+      // The API audiences (--api-audiences, default the service-account issuer), as the original reports
+      // them for an audience-agnostic token once API audiences are configured.
+      assert.deepEqual(body.status.audiences, [names.serviceAccountTokens.defaultIssuer]);
       assert.equal(body.status.error, undefined);
       if (version === 'v1beta1') assert.match(String(res.headers['warning']), /v1beta1 TokenReview is deprecated/);
     });

@@ -16,7 +16,7 @@ import { secretStrategy } from '../strategies/secrets.ts';
 import { serviceAccountStrategy } from '../strategies/serviceaccounts.ts';
 import { serviceStrategy } from '../strategies/services.ts';
 import { statusResetOnCreate } from '../strategies/util.ts';
-import { ALL, VERBS_WITHOUT_DELETECOLLECTION, binding, ephemeralContainers, eviction, finalize, scale, status } from './subresources.ts';
+import { ALL, VERBS_WITHOUT_DELETECOLLECTION, binding, ephemeralContainers, eviction, finalize, scale, status, tokenRequest } from './subresources.ts';
 
 const v1 = { group: '', version: 'v1' } as const;
 
@@ -42,7 +42,7 @@ export const coreTypes: ResourceTypeDef[] = [
   { ...v1, resource: 'endpoints', kind: 'Endpoints', singularName: 'endpoints', namespaced: true, shortNames: ['ep'], allowCreateOnUpdate: true },
   { ...v1, resource: 'configmaps', kind: 'ConfigMap', singularName: 'configmap', namespaced: true, shortNames: ['cm'], strategy: configMapStrategy },
   { ...v1, resource: 'secrets', kind: 'Secret', singularName: 'secret', namespaced: true, strategy: secretStrategy },
-  { ...v1, resource: 'serviceaccounts', kind: 'ServiceAccount', singularName: 'serviceaccount', namespaced: true, shortNames: ['sa'], strategy: serviceAccountStrategy },
+  { ...v1, resource: 'serviceaccounts', kind: 'ServiceAccount', singularName: 'serviceaccount', namespaced: true, shortNames: ['sa'], subresources: [tokenRequest], strategy: serviceAccountStrategy },
   {
     ...v1, resource: 'nodes', kind: 'Node', singularName: 'node', namespaced: false, shortNames: ['no'],
     subresources: [status('Node')], strategy: nodeStrategy,

@@ -4,6 +4,7 @@
  * autoscaling/v1 Scale, namespaces/finalize accepts only update.
  */
 import { SUBRESOURCE_VERBS, type SubresourceType, type Verb } from '../resource-type.ts';
+import { apiGroup } from '../../naming/index.ts';
 
 export function status(kind: string): SubresourceType {
   return { name: 'status', kind, verbs: SUBRESOURCE_VERBS };
@@ -21,6 +22,9 @@ export const eviction: SubresourceType = { name: 'eviction', kind: 'Eviction', g
 
 /** pods/ephemeralcontainers: the pod, of which only spec.ephemeralContainers may change. */
 export const ephemeralContainers: SubresourceType = { name: 'ephemeralcontainers', kind: 'Pod', verbs: SUBRESOURCE_VERBS };
+
+/** serviceaccounts/token: an authentication/v1 TokenRequest (create only, as the original). */
+export const tokenRequest: SubresourceType = { name: 'token', kind: 'TokenRequest', group: apiGroup('authentication'), version: 'v1', verbs: ['create'] };
 
 export const approval: SubresourceType = { name: 'approval', kind: 'CertificateSigningRequest', verbs: SUBRESOURCE_VERBS };
 

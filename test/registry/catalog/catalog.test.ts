@@ -50,9 +50,13 @@ describe('catalog sanity', () => {
   });
 
   it('has well-formed subresources', () => {
-    const known = new Set(['status', 'scale', 'finalize', 'approval', 'binding', 'eviction', 'ephemeralcontainers']);
+    const known = new Set(['status', 'scale', 'finalize', 'approval', 'binding', 'eviction', 'ephemeralcontainers', 'token']);
     // Subresources whose body is another kind and that only accept a POST, as the original's discovery shows them.
-    const posted: Record<string, [string, string | undefined, string | undefined]> = { binding: ['Binding', undefined, undefined], eviction: ['Eviction', 'policy', 'v1'] };
+    const posted: Record<string, [string, string | undefined, string | undefined]> = {
+      binding: ['Binding', undefined, undefined],
+      eviction: ['Eviction', 'policy', 'v1'],
+      token: ['TokenRequest', 'authentication.orch.io', 'v1'],
+    };
     for (const t of types) {
       const names = (t.subresources ?? []).map((s) => s.name);
       assert.equal(new Set(names).size, names.length, gvr(t));
