@@ -31,7 +31,7 @@ describe('quick start (compiled server)', () => {
 
   const start = async (): Promise<void> => {
     // As `npm start` runs it: with RBAC (the default policy gives the admin credentials everything).
-    child = spawn(process.execPath, ['dist/src/main.js', '--authorization-mode=RBAC', `--data-dir=${dir}`, `--secure-port=${securePort}`, `--uws-port=${uwsPortArg(uwsPort)}`, '--bind-address=127.0.0.1', '--log-level=warn'], {
+    child = spawn(process.execPath, ['dist/src/main.js', '--authorization-mode=Node,RBAC', `--data-dir=${dir}`, `--secure-port=${securePort}`, `--uws-port=${uwsPortArg(uwsPort)}`, '--bind-address=127.0.0.1', '--log-level=warn'], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
