@@ -18,6 +18,7 @@ import { guardAgainstRapidReset, resetBudgetFor } from './rapid-reset-guard.ts';
 import type { ErrorReporter } from './run-handler.ts';
 import { reportToConsole } from './run-handler.ts';
 import { WatchBudget } from './watch-budget.ts';
+import { answerH1ClientError } from './h1-client-error.ts';
 
 export interface NodeFrontendOptions {
   host: string;
@@ -111,6 +112,8 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
     serveH1Request(msg, res as ServerResponse, handler, report, budget);
   });
   enforceConnectionTimeouts(server, timeouts);
+  // Refused HTTP/1.1 requests: node's answers, then a lingering close instead of a reset (h1-client-error.ts).
+  (server as unknown as NodeJS.EventEmitter).on('clientError', answerH1ClientError);
   // HTTP/1.1 heads up to the original's size, not node's 16 KiB (the field allowHTTP1 reads).
   (server as unknown as { maxHeaderSize: number }).maxHeaderSize = MAX_HEADER_BYTES;
   // Adding a 'request' listener makes node attach its compatibility layer to

@@ -210,6 +210,24 @@ describe('node front end defaults', () => {
     // Just past the limit (1 MiB + ~400 bytes): the server then has read the whole head when it answers, so
     // its close is a FIN, not a reset that could discard the 431 on a loaded machine (it did, with 50 KB over).
     assert.match(await ask(`/echo?q=${'a'.repeat(1_049_000)}`), /^HTTP\/1\.1 431 /);
+    // Far past it: the server answers while the client is still sending, half-closes and drains the rest, so
+    // the close reaches the client after the 431 instead of a reset that discards it (h1-client-error.ts).
+    assert.match(await ask(`/echo?q=${'a'.repeat(3_000_000)}`), /^HTTP\/1\.1 431 /);
+    // A client that reads only a moment later (a busy one on a loaded machine) still finds the 431: a reset
+    // would have thrown it away before the client read it.
+    const askLate = (target: string): Promise<string> =>
+      new Promise((resolve) => {
+        const socket = tls.connect({ host: '127.0.0.1', port: frontend.port, ca: pki.serverCaPem, ALPNProtocols: ['http/1.1'] }, () => {
+          socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+          socket.pause();
+          setTimeout(() => socket.resume(), 300);
+        });
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', () => {});
+        socket.once('close', () => resolve(text));
+      });
+    assert.match(await askLate(`/echo?q=${'a'.repeat(3_000_000)}`), /^HTTP\/1\.1 431 /);
   });
 
   it("announces the original's HTTP/2 header list (1 MiB) and frame (256 KiB) sizes, and serves lists past 64 KiB", async () => {
