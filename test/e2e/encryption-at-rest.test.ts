@@ -98,11 +98,11 @@ describe('encryption at rest, embedded store', () => {
       const rv = before.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
       const listed = await srv.kubectl(['get', 'secrets', '-n', 'default', '-o', 'json']);
       assert.equal(listed.code, 0, listed.stderr);
-      const replaced = await srv.kubectl(['replace', '--validate=false', '-f', '-'], { input: listed.stdout });
+      const replaced = await srv.kubectl(['replace', '-f', '-'], { input: listed.stdout });
       assert.equal(replaced.code, 0, replaced.stderr);
       const afterReplace = await srv.request('GET', '/api/v1/namespaces/default/secrets/s1');
       assert.notEqual(afterReplace.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion, rv, 'an unchanged object read through an old key is written again');
-      const again = await srv.kubectl(['replace', '--validate=false', '-f', '-'], { input: (await srv.kubectl(['get', 'secret', 's1', '-n', 'default', '-o', 'json'])).stdout });
+      const again = await srv.kubectl(['replace', '-f', '-'], { input: (await srv.kubectl(['get', 'secret', 's1', '-n', 'default', '-o', 'json'])).stdout });
       assert.equal(again.code, 0, again.stderr);
       const rv2 = (await srv.request('GET', '/api/v1/namespaces/default/secrets/s1')).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
       assert.equal(rv2, afterReplace.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion, 'once sealed with the writing key, an unchanged replace is a no-op again');
