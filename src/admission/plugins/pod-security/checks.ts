@@ -323,12 +323,11 @@ function restrictedVolumes(pod: PodView): CheckResult {
     const v = asObject(raw);
     if (v === undefined) continue;
     if (ALLOWED_VOLUME_SOURCES.some((k) => present(v, k))) continue;
-    const type = RESTRICTED_VOLUME_SOURCES.find((k) => present(v, k));
-    // A volume naming no source the original knows decodes there to an empty
-    // source, which its defaulting makes an emptyDir: allowed.
-    if (type === undefined) continue;
+    // Validating admission sees defaulted objects (a volume without a source
+    // is an emptyDir by then), so a source named nowhere is one this table
+    // does not know: restricted, as "unknown".
     bad.push(asString(v['name']));
-    types.push(type);
+    types.push(RESTRICTED_VOLUME_SOURCES.find((k) => present(v, k)) ?? 'unknown');
   }
   if (bad.length === 0) return ALLOWED;
   const typeSet = sortedSet(types);
