@@ -135,4 +135,27 @@ describe('PodSecurity over HTTP', () => {
     assert.notEqual(image.code, 0);
     assert.match(image.stderr, /pods "bot-pod" is forbidden: violates PodSecurity "restricted:latest": privileged/);
   });
+
+  test('label changes reach the plugin (its namespace index follows the watch)', async () => {
+    const patch = (labels: Record<string, string | null>) =>
+      ts.request('PATCH', '/api/v1/namespaces/psa-defaults', { metadata: { labels } }, { headers: { 'content-type': 'application/merge-patch+json' } });
+    const dryRunStatus = async () => (await ts.request('POST', '/api/v1/namespaces/psa-defaults/pods?dryRun=All', privilegedPod('probe', 'psa-defaults'))).status;
+    const eventually = async (want: number, what: string) => {
+      let got = 0;
+      for (let i = 0; i < 250 && got !== want; i++) {
+        got = await dryRunStatus();
+        if (got !== want) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(got, want, what);
+    };
+    assert.equal(await dryRunStatus(), 201, 'the default warn level only warns');
+    assert.equal((await patch({ [LABELS.enforce]: 'baseline' })).status, 200);
+    await eventually(403, 'enforce=baseline applies');
+    assert.equal((await patch({ [LABELS.enforce]: null })).status, 200);
+    await eventually(201, 'removing the label lifts it');
+    // A namespace created just now is found too (a miss falls back to a read).
+    assert.equal((await ts.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'psa-new', labels: { [LABELS.enforce]: 'restricted' } } })).status, 201);
+    const fresh = await ts.request('POST', '/api/v1/namespaces/psa-new/pods', plainPod('p', 'psa-new'));
+    assert.equal(fresh.status, 403, fresh.body);
+  });
 });

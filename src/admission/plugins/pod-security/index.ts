@@ -12,6 +12,7 @@ import { PodSecurityAdmission, IGNORED_POD_SUBRESOURCES, type PodSecurityLimits,
 import { DEFAULT_CHECKS } from './checks.ts';
 import { loadPodSecurityConfig, PLUGIN_NAME, type PodSecurityConfig } from './config.ts';
 import { Evaluator } from './evaluator.ts';
+import { NamespaceLabelIndex } from './namespace-index.ts';
 import { POD_CONTROLLER_RESOURCES } from './pod-spec.ts';
 
 /** One evaluator per process: the check table is immutable. */
@@ -45,11 +46,13 @@ export const podSecurityFactory: AdmissionPluginFactory = {
     const config = loadPodSecurityConfig(deps.opts.admissionControlConfigFile);
     const namespaces = deps.lookup.type('', 'v1', 'namespaces')!;
     const pods = deps.lookup.type('', 'v1', 'pods')!;
+    const index = new NamespaceLabelIndex(deps.store, namespaces, async (name) => {
+      const ns = await deps.lookup.get(namespaces, '', name);
+      return ns === null ? null : (ns.metadata.labels ?? {});
+    });
+    deps.onClose(() => index.close());
     return podSecurity(config, {
-      async namespaceLabels(name) {
-        const ns = await deps.lookup.get(namespaces, '', name);
-        return ns === null ? null : (ns.metadata.labels ?? {});
-      },
+      namespaceLabels: async (name) => index.labels(name),
       listPods: (namespace) => deps.lookup.list(pods, namespace),
     });
   },
