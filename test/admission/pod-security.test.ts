@@ -365,3 +365,20 @@ test('configuration file: the PodSecurity entry of an AdmissionConfiguration, in
     await fs.rm(dir, { recursive: true, force: true });
   }
 });
+
+test('a bad PodSecurity configuration stops the start with the other flag problems (and not when the plugin is off)', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'psa-flags-'));
+  try {
+    const file = path.join(dir, 'admission.yaml');
+    await fs.writeFile(file, `kind: AdmissionConfiguration\nplugins:\n- name: PodSecurity\n  configuration:\n    apiVersion: ${CONFIG_API}\n    kind: PodSecurityConfiguration\n    exemptions: {usernames: [""]}\n`);
+    const { parseArgs, OptionsError } = await import('../../src/server/options.ts');
+    assert.throws(
+      () => parseArgs([`--admission-control-config-file=${file}`]),
+      (e: Error) => e instanceof OptionsError && e.message.includes('PodSecurity invalid: exemptions.usernames[0]: Invalid value: "": username must not be empty'),
+    );
+    assert.equal(parseArgs([`--admission-control-config-file=${file}`, '--disable-admission-plugins=PodSecurity']).admissionControlConfigFile, file);
+    assert.throws(() => parseArgs([`--admission-control-config-file=${path.join(dir, 'missing.yaml')}`]), /PodSecurity: reading .*missing\.yaml: ENOENT/);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});

@@ -154,3 +154,19 @@ function readYaml(file: string): unknown {
     throw new PodSecurityConfigError(`${file}: ${(e as Error).message}`);
   }
 }
+
+/**
+ * The configuration file's problems for PodSecurity, checked with the other
+ * flags before the server writes anything (empty when fine, or when the
+ * plugin is off).
+ */
+export function podSecurityOptionProblems(o: { admissionControlConfigFile: string | undefined }, enabled: boolean): string[] {
+  if (!enabled) return [];
+  try {
+    loadPodSecurityConfig(o.admissionControlConfigFile);
+    return [];
+  } catch (e) {
+    const message = (e as Error).message;
+    return [message.startsWith(`${PLUGIN_NAME} `) ? message : `${PLUGIN_NAME}: ${message}`];
+  }
+}
