@@ -136,7 +136,7 @@ describe('PodSecurity over HTTP', () => {
     assert.match(image.stderr, /pods "bot-pod" is forbidden: violates PodSecurity "restricted:latest": privileged/);
   });
 
-  test('label changes reach the plugin (its namespace index follows the watch)', async () => {
+  test('label changes reach the plugin (the namespace mirror follows the watch)', async () => {
     const patch = (labels: Record<string, string | null>) =>
       ts.request('PATCH', '/api/v1/namespaces/psa-defaults', { metadata: { labels } }, { headers: { 'content-type': 'application/merge-patch+json' } });
     const dryRunStatus = async () => (await ts.request('POST', '/api/v1/namespaces/psa-defaults/pods?dryRun=All', privilegedPod('probe', 'psa-defaults'))).status;

@@ -12,7 +12,6 @@ import { PodSecurityAdmission, IGNORED_POD_SUBRESOURCES, type PodSecurityLimits,
 import { DEFAULT_CHECKS } from './checks.ts';
 import { loadPodSecurityConfig, PLUGIN_NAME, type PodSecurityConfig } from './config.ts';
 import { Evaluator } from './evaluator.ts';
-import { NamespaceLabelIndex } from './namespace-index.ts';
 import { POD_CONTROLLER_RESOURCES } from './pod-spec.ts';
 
 /** One evaluator per process: the check table is immutable. */
@@ -46,13 +45,12 @@ export const podSecurityFactory: AdmissionPluginFactory = {
     const config = loadPodSecurityConfig(deps.opts.admissionControlConfigFile);
     const namespaces = deps.lookup.type('', 'v1', 'namespaces')!;
     const pods = deps.lookup.type('', 'v1', 'pods')!;
-    const index = new NamespaceLabelIndex(deps.store, namespaces, async (name) => {
-      const ns = await deps.lookup.get(namespaces, '', name);
-      return ns === null ? null : (ns.metadata.labels ?? {});
-    });
-    deps.onClose(() => index.close());
     return podSecurity(config, {
-      namespaceLabels: async (name) => index.labels(name),
+      // The thread's namespace mirror (a miss reads the watch cache), as the original reads its namespace lister.
+      async namespaceLabels(name) {
+        const ns = await deps.lookup.get(namespaces, '', name);
+        return ns === null ? null : (ns.metadata.labels ?? {});
+      },
       listPods: (namespace) => deps.lookup.list(pods, namespace),
     });
   },
