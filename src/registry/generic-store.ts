@@ -234,12 +234,14 @@ export class GenericStore {
     if (rt.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
     rt.strategy.prepareForCreate?.(obj, ctx);
+    // Admission names the object as the request did: a generated name is not the request's (the original's attributes carry "").
+    const requestedName = meta.name ?? '';
     const generate = (meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '';
     if (generate) meta.name = generatedName(meta.generateName!);
     this.#validate(rt, obj, [...validateObjectMeta(meta, rt), ...(rt.strategy.validate?.(obj, ctx) ?? [])]);
     const tracked = this.#track(rt, null, obj, opts, '');
     if (tracked !== obj) obj.metadata.managedFields = tracked.metadata.managedFields;
-    await this.#admitPhase('validate', 'CREATE', rt, obj, null, opts);
+    await this.#admitPhase('validate', 'CREATE', rt, obj, null, opts, '', requestedName);
     if (rt.virtual) {
       if (!rt.strategy.answerCreate) throw errors.methodNotAllowed('create');
       const answer = await rt.strategy.answerCreate(obj, ctx);
@@ -561,6 +563,7 @@ export class GenericStore {
     old: KObject | null,
     opts: WriteOptions,
     subresource = '',
+    name: string = (obj ?? old)?.metadata.name ?? '',
   ): Promise<KObject | null> {
     if (opts.admitted === true || !this.#admission.has(phase, rt, subresource, op)) return obj;
     const recorder = opts.recorder ?? NO_RECORDER;
@@ -569,7 +572,7 @@ export class GenericStore {
       resourceType: rt,
       subresource,
       namespace: (obj ?? old)?.metadata.namespace ?? '',
-      name: (obj ?? old)?.metadata.name ?? '',
+      name,
       object: obj,
       oldObject: old,
       user: opts.user,

@@ -74,6 +74,15 @@ describe('PodSecurity over HTTP', () => {
     assert.equal((await ts.kubectl(['get', 'pod', 'priv', '-n', 'psa'])).code, 1, 'not stored');
   });
 
+  test('a pod asking for a generated name is refused without a name, as the original words it', async () => {
+    const pod = privilegedPod('', 'psa') as { metadata: Record<string, unknown> };
+    delete pod.metadata['name'];
+    pod.metadata['generateName'] = 'priv-';
+    const r = await ts.request('POST', '/api/v1/namespaces/psa/pods', pod);
+    assert.equal(r.status, 403);
+    assert.match(r.json<{ message: string }>().message, /^pods is forbidden: violates PodSecurity "baseline:latest": privileged/);
+  });
+
   test('kubectl: a pod the warn level would reject is created with the warning printed', async () => {
     const r = await ts.kubectl(['apply', '-f', '-'], { input: yaml(plainPod('plain', 'psa')) });
     assert.equal(r.code, 0, r.stderr);
