@@ -14,7 +14,8 @@
  *   (or directly: node --import tsx loadtest/h2load/authz.ts)
  *
  * Knobs: BENCH_AUTHZ_SECONDS=6 (one measured run), BENCH_AUTHZ_RUNS=5 (per
- * mode, median), BENCH_H2LOAD_CLIENTS=32. Skips with a message without h2load.
+ * mode, median), BENCH_H2LOAD_CLIENTS=32, BENCH_AUTHZ_MODE=Node,RBAC,
+ * BENCH_AUTHZ_PORTS=uws-h1,secure-h2. Skips with a message without h2load.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -33,6 +34,7 @@ const SECONDS = envNumber('BENCH_AUTHZ_SECONDS', 6);
 const RUNS = envNumber('BENCH_AUTHZ_RUNS', 5);
 const CLIENTS = envNumber('BENCH_H2LOAD_CLIENTS', 32);
 const MODE = process.env['BENCH_AUTHZ_MODE'] ?? 'Node,RBAC';
+const PORTS = (process.env['BENCH_AUTHZ_PORTS'] ?? 'uws-h1,secure-h2').split(',').filter((p): p is Port => p === 'uws-h1' || p === 'secure-h2');
 const OBJECTS = 200;
 const NS = '/api/v1/namespaces/default';
 const RBAC = apiGroup('rbac.authorization');
@@ -126,7 +128,7 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
     servers.authz = await startApiServer('embedded', null, [`--authorization-mode=${MODE}`]);
     const tokens: Record<Mode, string> = { AlwaysAllow: await prepare(servers.AlwaysAllow), authz: await prepare(servers.authz) };
     await untilAllowed(servers.authz, tokens.authz);
-    for (const port of ['uws-h1', 'secure-h2'] as const) {
+    for (const port of PORTS) {
       const base = async (mode: Mode) => {
         const s = servers[mode]!;
         const p = port === 'uws-h1' ? s.uwsPort : s.securePort;
