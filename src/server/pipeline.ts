@@ -191,7 +191,6 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       tokenFilePath: inp.tokenFilePath,
       objects,
       serviceAccounts: serviceAccounts.config,
-      publicPaths: new Set(serviceAccounts.documents.keys()),
     });
     cleanups.push(() => authn.close());
     inp.reviews.tokenReviews.bind(authn.tokenReviewer);
