@@ -26,6 +26,8 @@ import { certificateApprovalFactory } from './plugins/certificate-approval.ts';
 import { certificateSigningFactory } from './plugins/certificate-signing.ts';
 import { certificateSubjectRestrictionFactory } from './plugins/certificate-subject-restriction.ts';
 import { denyServiceExternalIPsFactory } from './plugins/deny-service-external-ips.ts';
+import { nodeRestrictionFactory } from './plugins/node-restriction.ts';
+import { ownerReferencesPermissionEnforcementFactory } from './plugins/owner-references-permission-enforcement.ts';
 
 /** What a plugin may use, in the serving thread that runs it. */
 export interface AdmissionDeps {
@@ -65,6 +67,8 @@ export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   certificateSigningFactory,
   certificateSubjectRestrictionFactory,
   denyServiceExternalIPsFactory,
+  nodeRestrictionFactory,
+  ownerReferencesPermissionEnforcementFactory,
 ];
 
 /** The names this server runs (plugin-names.ts refuses to enable any other). */
