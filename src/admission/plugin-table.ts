@@ -28,6 +28,7 @@ import { certificateSubjectRestrictionFactory } from './plugins/certificate-subj
 import { denyServiceExternalIPsFactory } from './plugins/deny-service-external-ips.ts';
 import { nodeRestrictionFactory } from './plugins/node-restriction.ts';
 import { ownerReferencesPermissionEnforcementFactory } from './plugins/owner-references-permission-enforcement.ts';
+import { eventRateLimitFactory } from './plugins/event-rate-limit.ts';
 
 /** What a plugin may use, in the serving thread that runs it. */
 export interface AdmissionDeps {
@@ -69,6 +70,7 @@ export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   denyServiceExternalIPsFactory,
   nodeRestrictionFactory,
   ownerReferencesPermissionEnforcementFactory,
+  eventRateLimitFactory,
 ];
 
 /** The names this server runs (plugin-names.ts refuses to enable any other). */
