@@ -4,7 +4,7 @@
  * CERTIFICATE REQUEST; the DER is then parsed for the subject. Used by
  * CertificateSubjectRestriction and NodeRestriction.
  */
-import * as x509 from '@peculiar/x509';
+import { x509 } from '../../pki/x509.ts';
 import { pemBlocks } from '../../registry/strategies/csr-pem.ts';
 
 export interface CsrSubject {
