@@ -139,7 +139,7 @@ const rows: Row[] = [
   // Leases and CSINodes.
   { name: 'allow create of my lease', rt: leases, op: 'CREATE', ns: names.nodeLeaseNamespace, objName: 'mynode', obj: obj('Lease', { name: 'mynode' }) },
   { name: 'forbid create of a lease of another node', rt: leases, op: 'CREATE', ns: names.nodeLeaseNamespace, objName: 'othernode', obj: obj('Lease', { name: 'othernode' }), err: /can only access node lease with the same name as the requesting node/ },
-  { name: 'forbid a lease in another namespace', rt: leases, op: 'UPDATE', ns: 'ns', objName: 'mynode', obj: obj('Lease', { name: 'mynode' }), old: obj('Lease', { name: 'mynode' }), err: `leases.${apiGroup('coordination')} "mynode" is forbidden: can only access leases in "${names.nodeLeaseNamespace}" system namespace`.replace('in "', 'in the "') },
+  { name: 'forbid a lease in another namespace', rt: leases, op: 'UPDATE', ns: 'ns', objName: 'mynode', obj: obj('Lease', { name: 'mynode' }), old: obj('Lease', { name: 'mynode' }), err: `leases.${apiGroup('coordination')} "mynode" is forbidden: can only access leases in the "${names.nodeLeaseNamespace}" system namespace` },
   { name: 'allow update of my CSINode', rt: csinodes, op: 'UPDATE', objName: 'mynode', obj: obj('CSINode', { name: 'mynode' }), old: obj('CSINode', { name: 'mynode' }) },
   { name: 'forbid delete of another CSINode', rt: csinodes, op: 'DELETE', objName: 'othernode', old: obj('CSINode', { name: 'othernode' }), err: /can only access CSINode with the same name as the requesting node/ },
   // Not a node, an unnamed node, a type the plugin ignores.
