@@ -66,7 +66,7 @@ function parseGroupVersion(apiVersion: string): { group: string; version: string
   return undefined;
 }
 
-function record4(user: UserInfo, verb: string, rest: Partial<AuthorizationAttributes>): AuthorizationAttributes {
+function authzAttributes(user: UserInfo, verb: string, rest: Partial<AuthorizationAttributes>): AuthorizationAttributes {
   return { user, verb, isResourceRequest: true, path: '', namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '', ...rest };
 }
 
@@ -87,14 +87,14 @@ export function ownerReferencesPermissionEnforcement(authorizer: () => Authorize
     if (a.operation !== 'CREATE') {
       const d = await decide(
         authz,
-        record4(user, 'delete', { namespace: a.namespace, apiGroup: rt.group, apiVersion: rt.version, resource: rt.resource, subresource: a.subresource, name: a.name }),
+        authzAttributes(user, 'delete', { namespace: a.namespace, apiGroup: rt.group, apiVersion: rt.version, resource: rt.resource, subresource: a.subresource, name: a.name }),
       );
       if (!d.allowed) throw admissionForbidden(a, `cannot set an ownerRef on a resource you can't delete: ${d.why}`);
     }
     const blocking = newBlockingRefs(a.object, a.oldObject);
     if (blocking.length === 0) return;
     // One check that the user may finalize anything spares a check per owner.
-    const anything = record4(user, 'update', { namespace: '*', apiGroup: '*', apiVersion: '*', resource: '*', subresource: 'finalizers', name: '*' });
+    const anything = authzAttributes(user, 'update', { namespace: '*', apiGroup: '*', apiVersion: '*', resource: '*', subresource: 'finalizers', name: '*' });
     if ((await decide(authz, anything)).allowed) return;
     for (const ref of blocking) {
       const apiVersion = str(ref['apiVersion']) ?? '';
@@ -108,7 +108,7 @@ export function ownerReferencesPermissionEnforcement(authorizer: () => Authorize
       for (const m of mappings) {
         const d = await decide(
           authz,
-          record4(user, 'update', {
+          authzAttributes(user, 'update', {
             // An owner in a namespace is in the dependent's.
             namespace: m.namespaced ? a.namespace : '',
             apiGroup: gv.group,
