@@ -18,6 +18,7 @@ import { AdmissionChain } from './chain.ts';
 import { KNOWN_ADMISSION_PLUGINS, admissionPluginEnabled } from './plugin-names.ts';
 import { namespaceLifecycleFactory } from './plugins/namespace-lifecycle.ts';
 import { alwaysAdmitFactory } from './plugins/always-admit.ts';
+import { podSecurityFactory } from './plugins/pod-security/index.ts';
 import { defaultStorageClassFactory } from './plugins/default-storage-class.ts';
 import { defaultIngressClassFactory } from './plugins/default-ingress-class.ts';
 import { storageObjectInUseProtectionFactory } from './plugins/storage-object-in-use-protection.ts';
@@ -60,6 +61,7 @@ export interface AdmissionPluginFactory {
 export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   namespaceLifecycleFactory,
   alwaysAdmitFactory,
+  podSecurityFactory,
   defaultStorageClassFactory,
   defaultIngressClassFactory,
   storageObjectInUseProtectionFactory,
