@@ -19,6 +19,17 @@ import { KNOWN_ADMISSION_PLUGINS, admissionPluginEnabled } from './plugin-names.
 import { namespaceLifecycleFactory } from './plugins/namespace-lifecycle.ts';
 import { alwaysAdmitFactory } from './plugins/always-admit.ts';
 import { podSecurityFactory } from './plugins/pod-security/index.ts';
+import { defaultStorageClassFactory } from './plugins/default-storage-class.ts';
+import { defaultIngressClassFactory } from './plugins/default-ingress-class.ts';
+import { storageObjectInUseProtectionFactory } from './plugins/storage-object-in-use-protection.ts';
+import { persistentVolumeClaimResizeFactory } from './plugins/persistent-volume-claim-resize.ts';
+import { certificateApprovalFactory } from './plugins/certificate-approval.ts';
+import { certificateSigningFactory } from './plugins/certificate-signing.ts';
+import { certificateSubjectRestrictionFactory } from './plugins/certificate-subject-restriction.ts';
+import { denyServiceExternalIPsFactory } from './plugins/deny-service-external-ips.ts';
+import { nodeRestrictionFactory } from './plugins/node-restriction.ts';
+import { ownerReferencesPermissionEnforcementFactory } from './plugins/owner-references-permission-enforcement.ts';
+import { eventRateLimitFactory } from './plugins/event-rate-limit.ts';
 
 /** What a plugin may use, in the serving thread that runs it. */
 export interface AdmissionDeps {
@@ -47,7 +58,22 @@ export interface AdmissionPluginFactory {
   create(deps: AdmissionDeps): AdmissionPlugin | Promise<AdmissionPlugin>;
 }
 
-export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [namespaceLifecycleFactory, alwaysAdmitFactory, podSecurityFactory];
+export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
+  namespaceLifecycleFactory,
+  alwaysAdmitFactory,
+  podSecurityFactory,
+  defaultStorageClassFactory,
+  defaultIngressClassFactory,
+  storageObjectInUseProtectionFactory,
+  persistentVolumeClaimResizeFactory,
+  certificateApprovalFactory,
+  certificateSigningFactory,
+  certificateSubjectRestrictionFactory,
+  denyServiceExternalIPsFactory,
+  nodeRestrictionFactory,
+  ownerReferencesPermissionEnforcementFactory,
+  eventRateLimitFactory,
+];
 
 /** The names this server runs (plugin-names.ts refuses to enable any other). */
 export const BUILT_PLUGIN_NAMES: readonly string[] = PLUGIN_FACTORIES.map((f) => f.name);
