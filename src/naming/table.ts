@@ -118,6 +118,7 @@ export interface NamingTable {
     /** The node-condition taints (TaintNodesByCondition, DefaultTolerationSeconds). */
     readonly notReadyTaint: string;
     readonly unreachableTaint: string;
+    readonly memoryPressureTaint: string;
     /** PodNodeSelector's namespace annotation. */
     readonly nodeSelectorAnnotation: string;
     /** PodTolerationRestriction's namespace annotations. */
@@ -204,6 +205,7 @@ const ORCH: NamingTable = {
     tokenVolumePrefix: 'orch-api-access',
     notReadyTaint: `node.${ORCH_DOMAIN}/not-ready`,
     unreachableTaint: `node.${ORCH_DOMAIN}/unreachable`,
+    memoryPressureTaint: `node.${ORCH_DOMAIN}/memory-pressure`,
     nodeSelectorAnnotation: `scheduler.alpha.${ORCH_DOMAIN}/node-selector`,
     defaultTolerationsAnnotation: `scheduler.alpha.${ORCH_DOMAIN}/defaultTolerations`,
     tolerationsWhitelistAnnotation: `scheduler.alpha.${ORCH_DOMAIN}/tolerationsWhitelist`,
@@ -279,6 +281,7 @@ const KUBERNETES: NamingTable = {
     tokenVolumePrefix: 'kube-api-access',
     notReadyTaint: `node.${KUBE_DOMAIN}/not-ready`,
     unreachableTaint: `node.${KUBE_DOMAIN}/unreachable`,
+    memoryPressureTaint: `node.${KUBE_DOMAIN}/memory-pressure`,
     nodeSelectorAnnotation: `scheduler.alpha.${KUBE_DOMAIN}/node-selector`,
     defaultTolerationsAnnotation: `scheduler.alpha.${KUBE_DOMAIN}/defaultTolerations`,
     tolerationsWhitelistAnnotation: `scheduler.alpha.${KUBE_DOMAIN}/tolerationsWhitelist`,
