@@ -65,10 +65,10 @@ export async function admitAndValidate(plugin: AdmissionPlugin, a: AdmissionAttr
   await plugin.validate?.(a);
 }
 
-/** The StatusError a promise rejects with (fails when it resolves or rejects otherwise). */
-export async function rejection(p: Promise<unknown> | unknown): Promise<StatusError> {
+/** The StatusError a promise (or a function, sync or async) rejects with; fails when it resolves or rejects otherwise. */
+export async function rejection(p: Promise<unknown> | (() => unknown)): Promise<StatusError> {
   try {
-    await p;
+    await (typeof p === 'function' ? p() : p);
   } catch (e) {
     if (e instanceof StatusError) return e;
     throw e;
