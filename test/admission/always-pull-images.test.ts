@@ -54,12 +54,14 @@ test('handles pods only, create and update, no subresources', () => {
   assert.equal(p.handles!(rt.configmaps, '', 'CREATE'), false);
 });
 
-test('AlwaysDeny refuses every write in both phases', async () => {
+test('AlwaysDeny refuses every write in both phases (but the server\'s own)', async () => {
   const p = alwaysDeny();
   assert.equal(p.handles, undefined, 'every type and operation');
-  const e = await rejection(() => p.admit!(attrs({ object: pod() })));
+  const user = { name: 'alice', groups: ['system:authenticated'] };
+  const e = await rejection(() => p.admit!({ ...attrs({ object: pod() }), user }));
   assert.equal(e.code, 403);
   assert.equal(e.message, 'pods "mypod" is forbidden: admission control is denying all modifications');
-  const e2 = await rejection(() => p.validate!(attrs({ rt: rt.configmaps, operation: 'DELETE', name: 'cm', object: null })));
+  const e2 = await rejection(() => p.validate!({ ...attrs({ rt: rt.configmaps, operation: 'DELETE', name: 'cm', object: null }), user }));
   assert.equal(e2.message, 'configmaps "cm" is forbidden: admission control is denying all modifications');
+  await p.admit!({ ...attrs({ object: pod() }), user: { name: 'system:apiserver', groups: [] } });
 });
