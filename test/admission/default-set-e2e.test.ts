@@ -6,7 +6,8 @@
  * 0 or the global default class, the two 300-second tolerations; a pod naming
  * a missing account is refused with the original's message; a second global
  * default class is refused; a new node carries the not-ready taint; a
- * RuntimeClass gives its overhead and an unknown one is a 404.
+ * RuntimeClass gives its overhead and an unknown one is a 404; the class index
+ * and the default service account follow deletions.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -112,6 +113,32 @@ describe('the default admission plugins, end to end', () => {
     const critical = await createPod('critical', { priorityClassName: 'system-cluster-critical' });
     assert.equal(critical.status, 201, critical.body);
     assert.equal(critical.json<Json>()['spec'].priority, 2000000000);
+  });
+
+  it('deleting the default class takes effect on the next pods (the class index follows the watch)', async () => {
+    const del = await t.request('DELETE', `${scheduling}/everyday`);
+    assert.equal(del.status, 200, del.body);
+    let spec: Json = {};
+    for (let i = 0; i < 50; i++) {
+      const res = await createPod(`after-${i}`, {});
+      assert.equal(res.status, 201, res.body);
+      spec = res.json<Json>()['spec'];
+      if (spec.priority === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(spec.priority, 0);
+    assert.equal(spec.priorityClassName, undefined);
+  });
+
+  it('a deleted default service account is made again by the controller', async () => {
+    const del = await t.request('DELETE', '/api/v1/namespaces/adm/serviceaccounts/default');
+    assert.equal(del.status, 200, del.body);
+    let back = 0;
+    for (let i = 0; i < 100 && back !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      back = (await t.request('GET', '/api/v1/namespaces/adm/serviceaccounts/default')).status;
+    }
+    assert.equal(back, 200);
   });
 
   it('a new node carries the not-ready NoSchedule taint', async () => {
