@@ -25,7 +25,7 @@ const pods = registry.lookup('', 'v1', 'pods')!;
 const sa: KObject = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'bench' } };
 const chain = new AdmissionChain([
   serviceAccountPlugin({ get: async () => sa }),
-  priorityPlugin({ ready: () => undefined, get: () => undefined, all: () => [] }, () => false),
+  priorityPlugin({ get: async () => null, list: async () => [] }, () => false),
   defaultTolerationSeconds(300, 300),
   runtimeClassPlugin({ get: async () => null }),
 ]);

@@ -30,6 +30,7 @@ import { alwaysPullImagesFactory } from './plugins/always-pull-images.ts';
 import { namespaceAutoProvisionFactory } from './plugins/namespace-auto-provision.ts';
 import { namespaceExistsFactory } from './plugins/namespace-exists.ts';
 import { alwaysDenyFactory } from './plugins/always-deny.ts';
+import { podSecurityFactory } from './plugins/pod-security/index.ts';
 
 /** What a plugin may use, in the serving thread that runs it. */
 export interface AdmissionDeps {
@@ -73,6 +74,7 @@ export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   namespaceAutoProvisionFactory,
   namespaceExistsFactory,
   alwaysDenyFactory,
+  podSecurityFactory,
 ];
 
 /** The names this server runs (plugin-names.ts refuses to enable any other). */

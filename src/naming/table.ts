@@ -93,6 +93,19 @@ export interface NamingTable {
   };
   /** Resource names in this namespace are native (not extended) resources. */
   readonly nativeResourcePrefix: string;
+  /** Pod Security admission (the original's k8s.io/pod-security-admission). */
+  readonly podSecurity: {
+    /** Prefix of the namespace labels (`<prefix>enforce`, `<prefix>warn-version`...) and of its audit annotations (`<prefix>audit-violations`). */
+    readonly prefix: string;
+    /** Prefixes of the per-container AppArmor annotations the baseline level limits (ours and the original's). */
+    readonly appArmorContainerPrefixes: readonly string[];
+    /** The pod's seccomp annotation (pre-1.19 policy versions; ours and the original's). */
+    readonly seccompPodAnnotations: readonly string[];
+    /** Prefixes of the per-container seccomp annotations (ours and the original's). */
+    readonly seccompContainerPrefixes: readonly string[];
+    /** Groups of the `PodSecurityConfiguration` kind in the admission configuration file (ours first, then the original's). */
+    readonly configGroups: readonly string[];
+  };
   /** Service-account tokens: claim names, issuers and user extras (the original's pkg/serviceaccount). */
   readonly serviceAccountTokens: {
     /** `--service-account-issuer` when none is given (what kubeadm sets in the original). */
@@ -190,6 +203,14 @@ const ORCH: NamingTable = {
     ],
     betaStorageClass: ['volume.beta.orch.io/storage-class', `volume.beta.${KUBE_DOMAIN}/storage-class`],
   },
+  podSecurity: {
+    prefix: 'pod-security.orch.io/',
+    // The node agent may honour either spelling, so the baseline checks read both.
+    appArmorContainerPrefixes: ['container.apparmor.security.beta.orch.io/', `container.apparmor.security.beta.${KUBE_DOMAIN}/`],
+    seccompPodAnnotations: ['seccomp.security.alpha.orch.io/pod', `seccomp.security.alpha.${KUBE_DOMAIN}/pod`],
+    seccompContainerPrefixes: ['container.seccomp.security.alpha.orch.io/', `container.seccomp.security.alpha.${KUBE_DOMAIN}/`],
+    configGroups: ['pod-security.admission.config.orch.io', 'pod-security.admission.config.k8s.io'],
+  },
   nativeResourcePrefix: 'orch.io/',
   serviceAccountTokens: {
     defaultIssuer: 'https://orch.default.svc.cluster.local',
@@ -265,6 +286,13 @@ const KUBERNETES: NamingTable = {
     mirrorPod: `${KUBE_DOMAIN}/config.mirror`,
     defaultStorageClass: [`storageclass.${KUBE_DOMAIN}/is-default-class`, `storageclass.beta.${KUBE_DOMAIN}/is-default-class`],
     betaStorageClass: [`volume.beta.${KUBE_DOMAIN}/storage-class`],
+  },
+  podSecurity: {
+    prefix: `pod-security.${KUBE_DOMAIN}/`,
+    appArmorContainerPrefixes: [`container.apparmor.security.beta.${KUBE_DOMAIN}/`],
+    seccompPodAnnotations: [`seccomp.security.alpha.${KUBE_DOMAIN}/pod`],
+    seccompContainerPrefixes: [`container.seccomp.security.alpha.${KUBE_DOMAIN}/`],
+    configGroups: ['pod-security.admission.config.k8s.io'],
   },
   nativeResourcePrefix: `${KUBE_DOMAIN}/`,
   serviceAccountTokens: {

@@ -123,11 +123,13 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
   try {
     // Admission and the generic store.
     const generic: { store?: GenericStore; authorizer?: Authorizer } = {};
+    const lookup = new WatchCacheLookup(registry, () => generic.store!);
+    cleanups.push(() => lookup.close());
     const admission = await buildAdmissionChain({
       opts,
       logger,
       registry,
-      lookup: new WatchCacheLookup(registry, () => generic.store!),
+      lookup,
       store: () => generic.store!,
       authorizer: () => generic.authorizer!,
       onClose: (c) => cleanups.push(c),

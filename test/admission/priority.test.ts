@@ -15,9 +15,8 @@ function pc(name: string, value: number, globalDefault = false, preemptionPolicy
 
 function plugin(classes: KObject[]) {
   const source: PriorityClassSource = {
-    ready: () => undefined,
-    get: (name) => classes.find((c) => c.metadata.name === name),
-    all: () => classes,
+    get: async (name) => classes.find((c) => c.metadata.name === name) ?? null,
+    list: async () => classes,
   };
   return priorityPlugin(source, (a) => a.resourceType === rt.priorityclasses);
 }
@@ -118,18 +117,14 @@ test('TestPriorityClassAdmission: one global default only', async () => {
   await admitAndValidate(plugin([]), attrs({ rt: rt.priorityclasses, namespace: '', object: pc('first', 5, true) }));
 });
 
-test('admission waits for the class index before the first pod', async () => {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  let synced = false;
-  const p = priorityPlugin(
-    { ready: () => (synced ? undefined : gate), get: () => undefined, all: () => (synced ? [defaultClass1] : []) },
-    () => false,
-  );
-  const created = pod({});
-  const pending = admitAndValidate(p, attrs({ object: created }));
-  synced = true;
-  release();
-  await pending;
-  assert.equal(spec(created)['priority'], 1000);
+test('classes are read fresh for each pod (a default added later applies to the next pod)', async () => {
+  const classes: KObject[] = [];
+  const p = priorityPlugin({ get: async () => null, list: async () => classes }, () => false);
+  const first = pod({});
+  await admitAndValidate(p, attrs({ object: first }));
+  assert.equal(spec(first)['priority'], 0);
+  classes.push(defaultClass1);
+  const second = pod({});
+  await admitAndValidate(p, attrs({ object: second }));
+  assert.equal(spec(second)['priority'], 1000);
 });

@@ -13,9 +13,10 @@
  * (`PriorityClass x is already marked as default. Only one default can
  * exist`). When a race leaves two, the one with the lowest value is used.
  *
- * Every class is read from a per-thread watch-fed index (watched-objects.ts):
- * a pod create costs no store read and no thread hop. The two system classes
- * are known by value even before anything stores them.
+ * Classes are read from the thread's mirror of them (lookup.ts: watch-fed,
+ * a miss read from the watch cache): a pod create costs no store read and,
+ * once the mirror is in, no thread hop. The two system classes are known by
+ * value even before anything stores them.
  */
 import { apiGroup } from '../../naming/index.ts';
 import type { KObject } from '../../registry/object.ts';
@@ -23,16 +24,15 @@ import { SYSTEM_PRIORITY_CLASSES } from '../../registry/strategies/priorityclass
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import type { AdmissionPluginFactory } from '../plugin-table.ts';
 import { admissionForbidden, isPods, podSpec, str } from './pod-util.ts';
-import { WatchedObjects } from './watched-objects.ts';
 
 /** The priority of pods when no class is named and no default class exists. */
 export const DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS = 0;
 
 export interface PriorityClassSource {
-  /** Resolves when the classes are known (undefined: already known). */
-  ready(): Promise<void> | undefined;
-  get(name: string): KObject | undefined;
-  all(): Iterable<KObject>;
+  /** One class, or null. */
+  get(name: string): Promise<KObject | null>;
+  /** Every class. */
+  list(): Promise<readonly KObject[]>;
 }
 
 interface Resolved {
@@ -48,24 +48,24 @@ function resolved(pc: KObject): Resolved {
 }
 
 /** getDefaultPriorityClass: the global default with the lowest value, if any. */
-function defaultClass(classes: PriorityClassSource): KObject | undefined {
+async function defaultClass(classes: PriorityClassSource): Promise<KObject | undefined> {
   let found: KObject | undefined;
-  for (const pc of classes.all()) {
+  for (const pc of await classes.list()) {
     if (pc['globalDefault'] !== true) continue;
     if (found === undefined || (resolved(found).value > resolved(pc).value)) found = pc;
   }
   return found;
 }
 
-function lookupClass(classes: PriorityClassSource, name: string): Resolved | undefined {
-  const pc = classes.get(name);
-  if (pc !== undefined) return resolved(pc);
+async function lookupClass(classes: PriorityClassSource, name: string): Promise<Resolved | undefined> {
+  const pc = await classes.get(name);
+  if (pc !== null) return resolved(pc);
   const system = SYSTEM_PRIORITY_CLASSES[name];
   return system === undefined ? undefined : { name, value: system, preemptionPolicy: 'PreemptLowerPriority' };
 }
 
 export function priorityPlugin(classes: PriorityClassSource, isPriorityClasses: (attrs: AdmissionAttributes) => boolean): AdmissionPlugin {
-  function admitPod(attrs: AdmissionAttributes): void {
+  async function admitPod(attrs: AdmissionAttributes): Promise<void> {
     const spec = podSpec(attrs.object);
     if (spec === undefined) return;
     if (attrs.operation === 'UPDATE') {
@@ -81,12 +81,12 @@ export function priorityPlugin(classes: PriorityClassSource, isPriorityClasses: 
     let pc: Resolved;
     const className = str(spec['priorityClassName']);
     if (className === '') {
-      const d = defaultClass(classes);
+      const d = await defaultClass(classes);
       pc = d === undefined ? { name: '', value: DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS, preemptionPolicy: 'PreemptLowerPriority' } : resolved(d);
       // Written even when empty, as the original does.
       if (pc.name !== '' || spec['priorityClassName'] !== undefined) spec['priorityClassName'] = pc.name;
     } else {
-      const found = lookupClass(classes, className);
+      const found = await lookupClass(classes, className);
       if (found === undefined) throw admissionForbidden(attrs, `no PriorityClass with name ${className} was found`);
       pc = found;
     }
@@ -110,10 +110,10 @@ export function priorityPlugin(classes: PriorityClassSource, isPriorityClasses: 
     }
   }
 
-  function validatePriorityClass(attrs: AdmissionAttributes): void {
+  async function validatePriorityClass(attrs: AdmissionAttributes): Promise<void> {
     const pc = attrs.object;
     if (pc === null || pc['globalDefault'] !== true) return;
-    const d = defaultClass(classes);
+    const d = await defaultClass(classes);
     if (d === undefined) return;
     const name = d.metadata.name ?? '';
     if (attrs.operation === 'CREATE' || (attrs.operation === 'UPDATE' && name !== pc.metadata.name)) {
@@ -126,15 +126,11 @@ export function priorityPlugin(classes: PriorityClassSource, isPriorityClasses: 
     handles: (rt, sub, op) => sub === '' && (op === 'CREATE' || op === 'UPDATE') && (isPods(rt) || (rt.resource === 'priorityclasses' && rt.group === apiGroup('scheduling'))),
     admit(attrs) {
       if (!isPods(attrs.resourceType)) return;
-      const wait = classes.ready();
-      if (wait === undefined) return admitPod(attrs);
-      return wait.then(() => admitPod(attrs));
+      return admitPod(attrs);
     },
     validate(attrs) {
       if (!isPriorityClasses(attrs)) return;
-      const wait = classes.ready();
-      if (wait === undefined) return validatePriorityClass(attrs);
-      return wait.then(() => validatePriorityClass(attrs));
+      return validatePriorityClass(attrs);
     },
   };
 }
@@ -144,12 +140,9 @@ export const priorityFactory: AdmissionPluginFactory = {
   create(deps) {
     const group = apiGroup('scheduling');
     const rt = deps.lookup.type(group, 'v1', 'priorityclasses');
-    const index = rt === undefined ? undefined : new WatchedObjects(rt, deps.store);
-    if (index !== undefined) deps.onClose(() => index.close());
     const source: PriorityClassSource = {
-      ready: () => (index === undefined || index.synced ? undefined : index.ready()),
-      get: (name) => index?.get('', name),
-      all: () => index?.values() ?? [],
+      get: async (name) => (rt === undefined ? null : deps.lookup.get(rt, '', name)),
+      list: async () => (rt === undefined ? [] : deps.lookup.list(rt)),
     };
     return priorityPlugin(source, (attrs) => attrs.resourceType.resource === 'priorityclasses' && attrs.resourceType.group === group);
   },

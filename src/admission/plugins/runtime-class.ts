@@ -10,7 +10,7 @@
  */
 import { apiGroup } from '../../naming/index.ts';
 import { errors } from '../../api/status.ts';
-import { isPlainObject, type KObject } from '../../registry/object.ts';
+import { cloneJson, isPlainObject, type KObject } from '../../registry/object.ts';
 import { compareQuantities } from '../../registry/validation/quantity.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import type { AdmissionPluginFactory } from '../plugin-table.ts';
@@ -83,7 +83,8 @@ export function runtimeClassPlugin(classes: RuntimeClassSource): AdmissionPlugin
         }
       }
       if (Object.keys(selector).length > 0 || present(podSelector)) spec['nodeSelector'] = selector;
-      const runtimeTolerations = objects(scheduling['tolerations']);
+      // The class is the thread's shared (frozen) copy: the pod gets copies.
+      const runtimeTolerations = objects(scheduling['tolerations']).map((t) => cloneJson(t));
       if (present(spec['tolerations']) && !Array.isArray(spec['tolerations'])) return;
       const merged = mergeTolerations(objects(spec['tolerations']), runtimeTolerations);
       if (merged.length > 0 || present(spec['tolerations'])) spec['tolerations'] = merged;

@@ -27,7 +27,6 @@ import { isPlainObject, type KObject } from '../../registry/object.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import type { AdmissionPluginFactory } from '../plugin-table.ts';
 import { StatusError, errors } from '../../api/status.ts';
-import { WatchedObjects } from './watched-objects.ts';
 import { admissionForbidden, containersWithPath, isPods, objects, parseGoBool, podSpec, str, type JsonObject } from './pod-util.ts';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
@@ -318,20 +317,8 @@ export const serviceAccountFactory: AdmissionPluginFactory = {
   name: 'ServiceAccount',
   create(deps) {
     const rt = deps.lookup.type('', 'v1', 'serviceaccounts');
-    // Every pod create reads its account: a per-thread watch-fed copy answers without a thread hop (the
-    // original's informer lister); an account not there yet (just created) is read from the watch cache.
-    const index = rt === undefined ? undefined : new WatchedObjects(rt, deps.store);
-    if (index !== undefined) deps.onClose(() => index.close());
-    return serviceAccountPlugin({
-      async get(namespace, name) {
-        if (rt === undefined || index === undefined) return null;
-        if (!index.synced) void index.ready();
-        else {
-          const found = index.get(namespace, name);
-          if (found !== undefined) return found;
-        }
-        return deps.lookup.get(rt, namespace, name);
-      },
-    });
+    // The thread's mirror of service accounts (lookup.ts), a miss read from the watch cache: no thread hop
+    // per pod create in the usual case, and an account created a moment ago is still found.
+    return serviceAccountPlugin({ get: async (namespace, name) => (rt === undefined ? null : deps.lookup.get(rt, namespace, name)) });
   },
 };
