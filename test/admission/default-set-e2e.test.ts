@@ -7,7 +7,8 @@
  * a missing account is refused with the original's message; a second global
  * default class is refused; a new node carries the not-ready taint; a
  * RuntimeClass gives its overhead and an unknown one is a 404; the class index
- * and the default service account follow deletions.
+ * and the default service account follow deletions; PodSecurity (merged from
+ * another helper) enforces a namespace's level on pods these plugins shaped.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -168,6 +169,29 @@ describe('the default admission plugins, end to end', () => {
     const unknown = await createPod('nort', { runtimeClassName: 'ghost' });
     assert.equal(unknown.status, 404, unknown.body);
     assert.equal(unknown.json<Json>()['message'], `runtimeclasses.${apiGroup('node')} "ghost" not found`);
+  });
+
+  it('PodSecurity (in main): a restricted namespace takes a compliant pod with the mounted token and refuses a privileged one', async () => {
+    const ns = await t.request('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'locked', labels: { [`${names.podSecurity.prefix}enforce`]: 'restricted' } },
+    });
+    assert.equal(ns.status, 201, ns.body);
+    const restricted = {
+      securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [{ name: 'c', image: 'nginx', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }],
+    };
+    let ok = await createPod('compliant', restricted, 'locked');
+    for (let i = 0; ok.status !== 201 && i < 40; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      ok = await createPod('compliant', restricted, 'locked');
+    }
+    assert.equal(ok.status, 201, ok.body);
+    assert.equal(ok.json<Json>()['spec'].volumes[0].projected.sources.length, 3, 'the projected token volume is allowed by restricted');
+    const bad = await createPod('privileged', { containers: [{ name: 'c', image: 'nginx', securityContext: { privileged: true } }] }, 'locked');
+    assert.equal(bad.status, 403, bad.body);
+    assert.match(bad.json<Json>()['message'], /violates PodSecurity "restricted:latest"/);
   });
 
   it('a pod cannot change its service account on update', async () => {
