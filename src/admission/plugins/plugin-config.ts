@@ -3,10 +3,9 @@
  * AdmissionConfiguration whose `plugins[]` give a `path` or an inline
  * `configuration`), for PodNodeSelector and PodTolerationRestriction.
  *
- * Kept small and local: the flag and a fuller reader come with other
- * admission work (the option is read structurally, so this module works
- * whether or not the flag is there yet). Read once when the plugin is built;
- * a broken file stops the start with a message naming it.
+ * Kept small and local (PodSecurity reads its own entry in
+ * pod-security/config.ts; a shared reader may replace both). Read once when
+ * the plugin is built; a broken file stops the start with a message naming it.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -33,7 +32,7 @@ function read(file: string, what: string): unknown {
 
 /** The configuration the file gives `plugin`, or undefined (no file, or nothing for the plugin). */
 export function pluginConfiguration(opts: ServerOptions, plugin: string): unknown {
-  const file = (opts as ServerOptions & { admissionControlConfigFile?: string }).admissionControlConfigFile;
+  const file = opts.admissionControlConfigFile;
   if (typeof file !== 'string' || file === '') return undefined;
   const doc = read(file, 'admission control configuration');
   if (!isRecord(doc)) return undefined;
