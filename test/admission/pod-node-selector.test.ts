@@ -130,3 +130,35 @@ test('PodTolerationRestriction: a malformed annotation is an error, not a crash'
   const p2 = podTolerationRestriction(lookup(ns({ [DEF]: '{"a":1}' })), {});
   assert.equal((await rejection(admitAndValidate(p2, attrs({ object: pod({}), namespace: NS })))).code, 500);
 });
+
+test('the plugins read their entries of --admission-control-config-file (inline and by path)', async () => {
+  const { mkdtemp, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { pluginConfiguration } = await import('../../src/admission/plugins/plugin-config.ts');
+  const { defaultOptions } = await import('../../src/server/options.ts');
+  const dir = await mkdtemp(join(tmpdir(), 'pod-plugin-config-'));
+  await writeFile(join(dir, 'ptr.yaml'), 'apiVersion: podtolerationrestriction.admission.k8s.io/v1alpha1\nkind: Configuration\ndefault:\n- key: a\n  operator: Exists\n');
+  const file = join(dir, 'admission.yaml');
+  await writeFile(
+    file,
+    [
+      'apiVersion: apiserver.config.k8s.io/v1',
+      'kind: AdmissionConfiguration',
+      'plugins:',
+      '- name: PodNodeSelector',
+      '  configuration:',
+      '    podNodeSelectorPluginConfig:',
+      '      clusterDefaultNodeSelector: infra=false',
+      '- name: PodTolerationRestriction',
+      '  path: ptr.yaml',
+      '',
+    ].join('\n'),
+  );
+  const opts = { ...defaultOptions(), admissionControlConfigFile: file };
+  assert.deepEqual(parsePodNodeSelectorConfig(pluginConfiguration(opts, 'PodNodeSelector')), { clusterDefaultNodeSelector: 'infra=false' });
+  assert.deepEqual(parseTolerationRestrictionConfig(pluginConfiguration(opts, 'PodTolerationRestriction')).default, [{ key: 'a', operator: 'Exists' }]);
+  assert.equal(pluginConfiguration(opts, 'AlwaysPullImages'), undefined);
+  assert.equal(pluginConfiguration(defaultOptions(), 'PodNodeSelector'), undefined);
+  assert.throws(() => pluginConfiguration({ ...defaultOptions(), admissionControlConfigFile: join(dir, 'missing.yaml') }, 'PodNodeSelector'), /unable to read admission control configuration/);
+});
