@@ -18,6 +18,18 @@ import { AdmissionChain } from './chain.ts';
 import { KNOWN_ADMISSION_PLUGINS, admissionPluginEnabled } from './plugin-names.ts';
 import { namespaceLifecycleFactory } from './plugins/namespace-lifecycle.ts';
 import { alwaysAdmitFactory } from './plugins/always-admit.ts';
+import { serviceAccountFactory } from './plugins/service-account.ts';
+import { taintNodesByConditionFactory } from './plugins/taint-nodes-by-condition.ts';
+import { priorityFactory } from './plugins/priority.ts';
+import { defaultTolerationSecondsFactory } from './plugins/default-toleration-seconds.ts';
+import { runtimeClassFactory } from './plugins/runtime-class.ts';
+import { podNodeSelectorFactory } from './plugins/pod-node-selector.ts';
+import { podTolerationRestrictionFactory } from './plugins/pod-toleration-restriction.ts';
+import { extendedResourceTolerationFactory } from './plugins/extended-resource-toleration.ts';
+import { alwaysPullImagesFactory } from './plugins/always-pull-images.ts';
+import { namespaceAutoProvisionFactory } from './plugins/namespace-auto-provision.ts';
+import { namespaceExistsFactory } from './plugins/namespace-exists.ts';
+import { alwaysDenyFactory } from './plugins/always-deny.ts';
 import { podSecurityFactory } from './plugins/pod-security/index.ts';
 import { defaultStorageClassFactory } from './plugins/default-storage-class.ts';
 import { defaultIngressClassFactory } from './plugins/default-ingress-class.ts';
@@ -73,6 +85,18 @@ export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   nodeRestrictionFactory,
   ownerReferencesPermissionEnforcementFactory,
   eventRateLimitFactory,
+  serviceAccountFactory,
+  taintNodesByConditionFactory,
+  priorityFactory,
+  defaultTolerationSecondsFactory,
+  runtimeClassFactory,
+  podNodeSelectorFactory,
+  podTolerationRestrictionFactory,
+  extendedResourceTolerationFactory,
+  alwaysPullImagesFactory,
+  namespaceAutoProvisionFactory,
+  namespaceExistsFactory,
+  alwaysDenyFactory,
 ];
 
 /** The names this server runs (plugin-names.ts refuses to enable any other). */

@@ -142,9 +142,28 @@ export interface NamingTable {
     readonly podNameExtra: string;
     readonly podUidExtra: string;
   };
+  /** Names the pod admission plugins read or write (the original's plugin/pkg/admission). */
+  readonly podAdmission: {
+    /** ServiceAccount annotation: `true` limits a pod's secrets to the account's (`<domain>/enforce-mountable-secrets`). */
+    readonly enforceMountableSecrets: string;
+    /** Where the ServiceAccount plugin mounts the token volume in every container. */
+    readonly tokenMountPath: string;
+    /** Prefix of the projected token volume's name (`<prefix>-<5 random>`). */
+    readonly tokenVolumePrefix: string;
+    /** The node-condition taints (TaintNodesByCondition, DefaultTolerationSeconds). */
+    readonly notReadyTaint: string;
+    readonly unreachableTaint: string;
+    readonly memoryPressureTaint: string;
+    /** PodNodeSelector's namespace annotation. */
+    readonly nodeSelectorAnnotation: string;
+    /** PodTolerationRestriction's namespace annotations. */
+    readonly defaultTolerationsAnnotation: string;
+    readonly tolerationsWhitelistAnnotation: string;
+  };
 }
 
 const KUBE_DOMAIN = 'kubernetes.io';
+const ORCH_DOMAIN = 'orch.io';
 
 /** The node agent's own labels in one domain (the original's kubelet/pkg/apis well_known_labels.go). */
 function nodeAgentLabels(d: string): string[] {
@@ -253,6 +272,17 @@ const ORCH: NamingTable = {
     podNameExtra: 'authentication.orch.io/pod-name',
     podUidExtra: 'authentication.orch.io/pod-uid',
   },
+  podAdmission: {
+    enforceMountableSecrets: `${ORCH_DOMAIN}/enforce-mountable-secrets`,
+    tokenMountPath: `/var/run/secrets/${ORCH_DOMAIN}/serviceaccount`,
+    tokenVolumePrefix: 'orch-api-access',
+    notReadyTaint: `node.${ORCH_DOMAIN}/not-ready`,
+    unreachableTaint: `node.${ORCH_DOMAIN}/unreachable`,
+    memoryPressureTaint: `node.${ORCH_DOMAIN}/memory-pressure`,
+    nodeSelectorAnnotation: `scheduler.alpha.${ORCH_DOMAIN}/node-selector`,
+    defaultTolerationsAnnotation: `scheduler.alpha.${ORCH_DOMAIN}/defaultTolerations`,
+    tolerationsWhitelistAnnotation: `scheduler.alpha.${ORCH_DOMAIN}/tolerationsWhitelist`,
+  },
 };
 
 const KUBERNETES: NamingTable = {
@@ -336,6 +366,17 @@ const KUBERNETES: NamingTable = {
     privateClaim: KUBE_DOMAIN,
     podNameExtra: `authentication.${KUBE_DOMAIN}/pod-name`,
     podUidExtra: `authentication.${KUBE_DOMAIN}/pod-uid`,
+  },
+  podAdmission: {
+    enforceMountableSecrets: `${KUBE_DOMAIN}/enforce-mountable-secrets`,
+    tokenMountPath: `/var/run/secrets/${KUBE_DOMAIN}/serviceaccount`,
+    tokenVolumePrefix: 'kube-api-access',
+    notReadyTaint: `node.${KUBE_DOMAIN}/not-ready`,
+    unreachableTaint: `node.${KUBE_DOMAIN}/unreachable`,
+    memoryPressureTaint: `node.${KUBE_DOMAIN}/memory-pressure`,
+    nodeSelectorAnnotation: `scheduler.alpha.${KUBE_DOMAIN}/node-selector`,
+    defaultTolerationsAnnotation: `scheduler.alpha.${KUBE_DOMAIN}/defaultTolerations`,
+    tolerationsWhitelistAnnotation: `scheduler.alpha.${KUBE_DOMAIN}/tolerationsWhitelist`,
   },
 };
 

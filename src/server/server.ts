@@ -23,6 +23,7 @@ import { ShardRouter } from '../../shards/router.ts';
 import type { ShardStoreConfig, StoreConfig } from '../storage/config.ts';
 import { readEncryptionConfig } from '../storage/encryption/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
+import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
@@ -164,6 +165,9 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
+    const saController = new ServiceAccountsController(genericStore, registry, logger);
+    saController.start();
+    cleanups.push(() => saController.stop());
     const services = registry.lookup('', 'v1', 'services');
     if (services !== undefined) {
       const allocation = await startServiceAllocation({
