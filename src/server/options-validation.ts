@@ -62,6 +62,8 @@ function fileProblems(o: ServerOptions): string[] {
   check('admission-control-config-file', o.admissionControlConfigFile);
   check('authorization-policy-file', o.authorizationPolicyFile);
   check('authorization-webhook-config-file', o.authorizationWebhookConfigFile);
+  check('audit-policy-file', o.audit.policyFile);
+  check('audit-webhook-config-file', o.audit.webhook.configFile);
   check('service-account-signing-key-file', o.serviceAccountSigningKeyFile);
   for (const f of o.serviceAccountKeyFiles) check('service-account-key-file', f);
   check('requestheader-client-ca-file', o.requestheaderClientCaFile);

@@ -14,6 +14,7 @@ import {
   parseServiceNodePortRange,
 } from '../registry/service-allocation/config.ts';
 import { defaultOidcOptions, OIDC_SIGNING_ALGS, parseRequiredClaim, type OidcOptions } from '../authn/oidc/config.ts';
+import { AUDIT_FLAGS, AuditConfigError, defaultAuditOptions, type AuditOptions } from '../audit/config.ts';
 import { defaultTokenWebhookOptions, isTokenWebhookVersion, TOKEN_WEBHOOK_VERSIONS, type TokenWebhookOptions } from '../authn/webhook/config.ts';
 
 export interface ServerOptions {
@@ -127,6 +128,8 @@ export interface ServerOptions {
   oidc: OidcOptions;
   /** The --authentication-token-webhook-* flags (src/authn/webhook/config.ts). */
   tokenWebhook: TokenWebhookOptions;
+  /** The --audit-* flags (src/audit/config.ts). */
+  audit: AuditOptions;
 }
 
 export class OptionsError extends Error {}
@@ -387,6 +390,22 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     },
     help: 'TokenReview version sent to and expected from the webhook: v1beta1 (default) or v1',
   },
+  // The --audit-* flags (src/audit/config.ts), on the options' audit part.
+  ...Object.fromEntries(
+    Object.entries(AUDIT_FLAGS).map(([name, f]) => [
+      name,
+      {
+        ...f,
+        set: (o: ServerOptions, v: string) => {
+          try {
+            f.set(o.audit, v);
+          } catch (err) {
+            throw err instanceof AuditConfigError ? new OptionsError(err.message) : err;
+          }
+        },
+      },
+    ]),
+  ),
 };
 
 export function defaultOptions(): ServerOptions {
@@ -459,6 +478,7 @@ export function defaultOptions(): ServerOptions {
     requestheaderExtraHeadersPrefix: [],
     oidc: defaultOidcOptions(),
     tokenWebhook: defaultTokenWebhookOptions(),
+    audit: defaultAuditOptions(),
   };
 }
 

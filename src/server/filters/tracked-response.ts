@@ -19,6 +19,8 @@ export class TrackedResponse implements ApiResponse {
   status = 0;
   headWritten = false;
   ended = false;
+  /** Sees every body chunk the handler writes (audit at RequestResponse level); unset for nearly every request. */
+  bodyTap: ((chunk: Uint8Array | string) => void) | undefined;
   /** Set once the response was taken away from the handler. */
   sealed = false;
   /** True once the response ended or the client went away. */
@@ -65,6 +67,7 @@ export class TrackedResponse implements ApiResponse {
     // for a drain that will never come (they see `closed` and stop).
     if (this.sealed) return true;
     if (!this.headWritten) this.#head(200, {}); // an implicit 200, as in Go, so the tracker never misses a status
+    this.bodyTap?.(chunk);
     return this.#inner.write(chunk);
   }
 
@@ -163,6 +166,7 @@ export class TrackedResponse implements ApiResponse {
     if (this.ended) return;
     if (!this.headWritten) this.#head(200, {});
     this.ended = true;
+    if (chunk !== undefined) this.bodyTap?.(chunk);
     if (chunk === undefined) this.#inner.end();
     else this.#inner.end(chunk);
     this.#finish();
@@ -172,6 +176,7 @@ export class TrackedResponse implements ApiResponse {
     if (this.ended) return;
     if (!this.headWritten) this.#head(200, {});
     this.ended = true;
+    if (this.bodyTap !== undefined) for (const p of parts) this.bodyTap(p);
     this.#inner.endParts(parts);
     this.#finish();
   }
