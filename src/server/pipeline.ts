@@ -44,6 +44,7 @@ import { AccessReviewer, bindAccessReviews } from '../registry/access-reviews/in
 import type { InflightCounts } from './filters/with-max-inflight.ts';
 import type { ShardAccess } from '../../shards/shard-access.ts';
 import { Counter } from 'prom-client';
+import { auditFilter, type AuditSink } from '../audit/index.ts';
 
 /**
  * The review resources answer through this thread's authenticators and
@@ -93,6 +94,8 @@ export interface PipelineInputs {
    * aggregated); this thread's own registry when absent.
    */
   readonly processMetrics?: (() => Promise<string>) | undefined;
+  /** Where this thread's audit events go (the main thread's backends, or a channel to them); none: no audit. */
+  readonly auditSink?: AuditSink | undefined;
 }
 
 export interface Pipeline {
@@ -232,7 +235,9 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       openapi: (req) => openApiResponse(openapi, req),
       documents: serviceAccounts.documents,
     });
+    const audit = await auditFilter(opts.audit, inp.auditSink, logger);
     const chain = buildHandlerChain({
+      audit,
       authenticator: authn.authenticator,
       stripHeaders: authn.stripHeaders,
       authorizer,

@@ -40,6 +40,7 @@ import { API_FLAVOR, API_FLAVOR_ENV, names } from '../naming/index.ts';
 import { buildPipeline, buildRegistry } from './pipeline.ts';
 import { SHARED_INFLIGHT_BYTES, SharedInflightCounter } from './shared-inflight.ts';
 import { FrontendThreads, nodeReusePortSupported } from './frontend-threads.ts';
+import { openAuditSink } from '../audit/index.ts';
 
 /** How often the API server's own Service and endpoints are checked (the original's endpoint interval). */
 const API_SERVICE_RECONCILE_MS = 10_000;
@@ -134,7 +135,11 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const continueKey = createHash('sha256').update('orch continue tokens\0').update(files.saPrivateKey.export({ format: 'der', type: 'pkcs8' })).digest();
     const inflightBuffer = new SharedArrayBuffer(SHARED_INFLIGHT_BYTES);
     let threads: FrontendThreads | null = null;
+    // Audit backends: opened once, here; closed (flushed) after every serving thread stopped.
+    const auditSink = await openAuditSink(opts.audit, logger);
+    if (auditSink !== null) cleanups.push(() => auditSink.close());
     const pipeline = await buildPipeline({
+      auditSink: auditSink ?? undefined,
       opts,
       logger,
       registry,
@@ -252,6 +257,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         router,
         logger,
         localMetrics: () => metrics.registry.getMetricsAsJSON(),
+        audit: auditSink,
       });
       const started = threads;
       cleanups.push(() => started.close());
