@@ -81,8 +81,10 @@ export class LogBackend implements AuditBackend {
   readonly #opts: LogBackendOptions;
   #fh: FileHandle | undefined;
   #size = 0;
-  /** Writes run one after another (a batch is appended whole). */
-  #chain: Promise<void> = Promise.resolve();
+  #pending: string[] = [];
+  #waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  #writing = false;
+  #idle: (() => void)[] = [];
   #lastRotation = 0;
 
   private constructor(opts: LogBackendOptions) {
@@ -105,12 +107,38 @@ export class LogBackend implements AuditBackend {
     this.#size = (await this.#fh.stat()).size;
   }
 
+  /**
+   * Appends the events' lines. Writes arriving while one is under way are
+   * joined into the next (a group commit): blocking mode makes every request
+   * wait for its line, and one file write per request would be the bottleneck.
+   */
   write(events: readonly AuditEvent[]): Promise<void> {
     const text = formatEvents(events, this.#opts.format);
-    const run = this.#chain.then(() => this.#append(text));
-    // The chain goes on after a failed write; the caller sees the failure.
-    this.#chain = run.catch(() => undefined);
-    return run;
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.push(text);
+      this.#waiters.push({ resolve, reject });
+      if (!this.#writing) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#writing = true;
+    while (this.#pending.length > 0) {
+      const text = this.#pending.join('');
+      const waiters = this.#waiters;
+      this.#pending = [];
+      this.#waiters = [];
+      try {
+        await this.#append(text);
+        for (const w of waiters) w.resolve();
+      } catch (err) {
+        for (const w of waiters) w.reject(err);
+      }
+    }
+    this.#writing = false;
+    const idle = this.#idle;
+    this.#idle = [];
+    for (const r of idle) r();
   }
 
   async #append(text: string): Promise<void> {
@@ -167,7 +195,7 @@ export class LogBackend implements AuditBackend {
   }
 
   async close(): Promise<void> {
-    await this.#chain;
+    if (this.#writing) await new Promise<void>((r) => this.#idle.push(r));
     await this.#fh?.close();
     this.#fh = undefined;
   }

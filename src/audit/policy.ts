@@ -153,9 +153,6 @@ function validateRule(raw: unknown, i: number): PolicyRule {
       const resourceNames = stringList(gr['resourceNames'], `${w}.resourceNames`);
       for (const name of res ?? []) {
         if (name === '') throw new PolicyError(`${w}.resources: Invalid value "": non-empty resource required`);
-        if (name.includes('/') && resourceNames !== undefined && resourceNames.length > 0 && name.startsWith('*')) {
-          // the original allows names with subresources; nothing else to check here
-        }
       }
       return { group: (gr['group'] as string | undefined) ?? '', resources: res, resourceNames };
     });
