@@ -91,6 +91,8 @@ export function withAudit(deps: AuditFilterDeps): Filter {
       responseChunks: undefined,
       responseBytes: 0,
     };
+    // The original answers every request with its audit ID; here the audited ones, which the event names.
+    trackedResponse(ctx).extraHeaders = { 'audit-id': ctx.auditID };
     const omit = cfg.omitStages;
     /** Sends a stage's event; with a blocking sink, the promise of its write. */
     const emit = (stage: Stage): Promise<void> | undefined => {

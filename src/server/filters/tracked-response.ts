@@ -21,6 +21,8 @@ export class TrackedResponse implements ApiResponse {
   ended = false;
   /** Sees every body chunk the handler writes (audit at RequestResponse level); unset for nearly every request. */
   bodyTap: ((chunk: Uint8Array | string) => void) | undefined;
+  /** Headers added to whatever head goes out (the audit filter's Audit-Id); unset for most requests. */
+  extraHeaders: Readonly<Record<string, string>> | undefined;
   /** Set once the response was taken away from the handler. */
   sealed = false;
   /** True once the response ended or the client went away. */
@@ -159,7 +161,7 @@ export class TrackedResponse implements ApiResponse {
     const listeners = this.#headListeners;
     this.#headListeners = [];
     for (const l of listeners) l(status);
-    this.#inner.writeHead(status, headers);
+    this.#inner.writeHead(status, this.extraHeaders === undefined ? headers : { ...headers, ...this.extraHeaders });
   }
 
   #end(chunk?: Uint8Array | string): void {
