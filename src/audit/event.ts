@@ -23,9 +23,15 @@ export interface AuditRecord {
 }
 
 /** RFC 3339 with microseconds, as the original's MicroTime prints. */
+let lastMs = -1;
+let lastText = '';
 export function microTime(ms: number): string {
-  const iso = new Date(ms).toISOString(); // ...T12:00:00.123Z
-  return `${iso.slice(0, -1)}000Z`;
+  // Many events share a millisecond: format each one once.
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastText = `${new Date(ms).toISOString().slice(0, -1)}000Z`; // ...T12:00:00.123Z -> .123000Z
+  }
+  return lastText;
 }
 
 function auditUser(u: UserInfo | undefined): AuditUser {

@@ -78,6 +78,8 @@ const STAMP_RE = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})\.(\d{3})$/;
 
 export class LogBackend implements AuditBackend {
   readonly name = 'log';
+  /** Writes are queued in order and joined (group commit): batch boundaries are invisible in the file. */
+  readonly pipelined = true;
   readonly #opts: LogBackendOptions;
   #fh: FileHandle | undefined;
   #size = 0;

@@ -19,6 +19,12 @@ export const AUDIT_MODES: readonly AuditMode[] = ['batch', 'blocking', 'blocking
 /** A place events are written to (the log file, the webhook). */
 export interface AuditBackend {
   readonly name: string;
+  /**
+   * True when batch boundaries mean nothing to the backend and calls are
+   * applied in order even if not awaited (a log file: lines are lines). Then
+   * every full batch queued is handed over at once, not one per turn.
+   */
+  readonly pipelined?: boolean;
   /** Writes events in order; rejects when they could not be written. */
   write(events: readonly AuditEvent[]): Promise<void>;
   /** Flushes what is buffered and releases the file or connection. */
@@ -120,6 +126,15 @@ export class BatchingBackend {
 
   async #send(): Promise<void> {
     await this.#throttle();
+    if (this.backend.pipelined === true && !this.opts.throttleEnable) {
+      const writes: Promise<void>[] = [];
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, this.opts.maxSize);
+        writes.push(this.backend.write(batch).catch((err: unknown) => this.report(err, `audit backend ${this.backend.name}: ${batch.length} events lost`)));
+      }
+      await Promise.all(writes);
+      return;
+    }
     const batch = this.#queue.splice(0, this.opts.maxSize);
     if (batch.length === 0) return;
     try {
