@@ -151,3 +151,31 @@ function captureResponse(ctx: RequestContext, rec: AuditRecord): void {
     rec.responseChunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk));
   };
 }
+
+/**
+ * The original's WithFailedAuthenticationAudit: a request refused with 401
+ * never reaches withAudit (it sits inside authentication), so this filter,
+ * just outside authentication, records it as one ResponseStarted event with
+ * no user, at the level the policy gives a request without one.
+ */
+export function withFailedAuthenticationAudit(deps: AuditFilterDeps): Filter {
+  const { checker, sink, logger } = deps;
+  return async (ctx, next) => {
+    const receivedAt = Date.now();
+    const remoteAddress = ctx.req.remoteAddress;
+    await next();
+    if (ctx.user !== undefined || ctx.status !== 401 || ctx.info === undefined) return;
+    const info = ctx.info;
+    const cfg = checker.evaluate({ ...info, user: undefined });
+    if (cfg.level === 'None' || cfg.omitStages.has('ResponseStarted')) return;
+    const rec: AuditRecord = { ctx, level: 'Metadata', omitManagedFields: false, receivedAt, remoteAddress, requestBody: undefined, responseChunks: undefined, responseBytes: 0 };
+    const ev = buildEvent(rec, 'ResponseStarted', Date.now());
+    ev.level = cfg.level;
+    ev.responseStatus = { metadata: {}, code: 401, status: 'Failure', message: 'Authentication failed' };
+    try {
+      await sink.process(ev);
+    } catch (err) {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written');
+    }
+  };
+}

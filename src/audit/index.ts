@@ -7,7 +7,7 @@
 import type { Filter } from '../server/context.ts';
 import type { Logger } from '../server/logging.ts';
 import { auditEnabled, type AuditOptions } from './config.ts';
-import { withAudit } from './filter.ts';
+import { withAudit, withFailedAuthenticationAudit } from './filter.ts';
 import { LogBackend } from './log-backend.ts';
 import { loadPolicy } from './policy.ts';
 import { LocalAuditSink, type AuditSink, type ModedBackend } from './sink.ts';
@@ -51,10 +51,18 @@ export async function openAuditSink(a: AuditOptions, logger: Logger): Promise<Lo
   return new LocalAuditSink(backends, (err, what) => logger.error({ err: err instanceof Error ? err.message : String(err) }, what));
 }
 
-/** The chain's audit filter, or undefined when auditing is off or the policy audits nothing. */
-export async function auditFilter(a: AuditOptions, sink: AuditSink | undefined, logger: Logger): Promise<Filter | undefined> {
+export interface AuditFilters {
+  /** Just inside authentication: every authenticated request. */
+  readonly audit: Filter;
+  /** Just outside authentication: the requests it refused (401). */
+  readonly failedAuthentication: Filter;
+}
+
+/** The chain's audit filters, or undefined when auditing is off or the policy audits nothing. */
+export async function auditFilters(a: AuditOptions, sink: AuditSink | undefined, logger: Logger): Promise<AuditFilters | undefined> {
   if (sink === undefined || !auditEnabled(a)) return undefined;
   const checker = await loadPolicy(a.policyFile!);
   if (checker.auditsNothing) return undefined;
-  return withAudit({ checker, sink, logger });
+  const deps = { checker, sink, logger };
+  return { audit: withAudit(deps), failedAuthentication: withFailedAuthenticationAudit(deps) };
 }

@@ -44,7 +44,7 @@ import { AccessReviewer, bindAccessReviews } from '../registry/access-reviews/in
 import type { InflightCounts } from './filters/with-max-inflight.ts';
 import type { ShardAccess } from '../../shards/shard-access.ts';
 import { Counter } from 'prom-client';
-import { auditFilter, type AuditSink } from '../audit/index.ts';
+import { auditFilters, type AuditSink } from '../audit/index.ts';
 
 /**
  * The review resources answer through this thread's authenticators and
@@ -235,9 +235,10 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       openapi: (req) => openApiResponse(openapi, req),
       documents: serviceAccounts.documents,
     });
-    const audit = await auditFilter(opts.audit, inp.auditSink, logger);
+    const audit = await auditFilters(opts.audit, inp.auditSink, logger);
     const chain = buildHandlerChain({
-      audit,
+      audit: audit?.audit,
+      auditFailedAuthentication: audit?.failedAuthentication,
       authenticator: authn.authenticator,
       stripHeaders: authn.stripHeaders,
       authorizer,

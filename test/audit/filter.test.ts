@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHarness } from '../server/harness.ts';
-import { withAudit } from '../../src/audit/filter.ts';
+import { withAudit, withFailedAuthenticationAudit } from '../../src/audit/filter.ts';
 import { PolicyChecker } from '../../src/audit/policy.ts';
 import type { AuditSink } from '../../src/audit/sink.ts';
 import { DECISION_ANNOTATION, REASON_ANNOTATION, type AuditEvent, type Policy } from '../../src/audit/types.ts';
@@ -31,8 +31,8 @@ class RecordingSink implements AuditSink {
 
 function setup(policy: Policy, blocking = false): { h: ReturnType<typeof createHarness>; sink: RecordingSink } {
   const sink = new RecordingSink(blocking);
-  const audit = withAudit({ checker: new PolicyChecker(policy), sink, logger: createLogger({ level: 'silent' }) });
-  return { h: createHarness({}, { audit }), sink };
+  const deps = { checker: new PolicyChecker(policy), sink, logger: createLogger({ level: 'silent' }) };
+  return { h: createHarness({}, { audit: withAudit(deps), auditFailedAuthentication: withFailedAuthenticationAudit(deps) }), sink };
 }
 
 async function settle(sink: RecordingSink, n: number): Promise<void> {
@@ -106,4 +106,18 @@ test('blocking sink: a failed RequestReceived write answers 500 and the handler 
   const ok = await h.send('GET', '/api/v1/namespaces', { token: 'alice-token' });
   assert.equal(ok.status, 200);
   assert.deepEqual(sink.events.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+});
+
+test('a request authentication refuses (401): one ResponseStarted event without a user, as the original', async () => {
+  const { h, sink } = setup({ rules: [{ level: 'None', users: ['alice'] }, { level: 'Request' }] });
+  const res = await h.send('GET', '/api/v1/namespaces', { token: 'not-a-token' });
+  assert.equal(res.status, 401);
+  await settle(sink, 1);
+  assert.equal(sink.events.length, 1);
+  const ev = sink.events[0]!;
+  assert.equal(ev.stage, 'ResponseStarted');
+  assert.equal(ev.level, 'Request');
+  assert.equal(ev.user.username, '');
+  assert.equal(ev.responseStatus?.code, 401);
+  assert.doesNotMatch(JSON.stringify(ev), /not-a-token/, 'the rejected credential is not in the event');
 });

@@ -63,7 +63,7 @@ export interface Harness {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export function createHarness(options: Partial<HandlerChainOptions> = {}, extra: { audit?: Filter } = {}): Harness {
+export function createHarness(options: Partial<HandlerChainOptions> = {}, extra: { audit?: Filter; auditFailedAuthentication?: Filter } = {}): Harness {
   const rawLogs: string[] = [];
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger({
@@ -122,6 +122,7 @@ export function createHarness(options: Partial<HandlerChainOptions> = {}, extra:
 
   const handle = buildHandlerChain({
     audit: extra.audit,
+    auditFailedAuthentication: extra.auditFailedAuthentication,
     authenticator,
     authorizer,
     handler,
