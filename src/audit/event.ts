@@ -23,15 +23,17 @@ export interface AuditRecord {
 }
 
 /** RFC 3339 with microseconds, as the original's MicroTime prints. */
-let lastMs = -1;
-let lastText = '';
+let prefixSecond = -1;
+let prefix = '';
 export function microTime(ms: number): string {
-  // Many events share a millisecond: format each one once.
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastText = `${new Date(ms).toISOString().slice(0, -1)}000Z`; // ...T12:00:00.123Z -> .123000Z
+  // Date#toISOString costs microseconds; events of one second share its prefix (`...T12:00:00.`).
+  const second = Math.floor(ms / 1000);
+  if (second !== prefixSecond) {
+    prefixSecond = second;
+    prefix = new Date(second * 1000).toISOString().slice(0, 20);
   }
-  return lastText;
+  const milli = Math.floor(ms) - second * 1000;
+  return `${prefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}000Z`;
 }
 
 function auditUser(u: UserInfo | undefined): AuditUser {
