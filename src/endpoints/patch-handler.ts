@@ -39,15 +39,36 @@ export class PatchSchemas {
     for (const name of schemas.set.names()) if (schemas.set.get(name)?.gvk !== undefined) kinds.push(name);
     this.#decoders.compileAll(kinds);
   }
+  /**
+   * Decoders of kinds served after start (custom resources): asked only for
+   * kinds the start-up schemas do not declare, so built-in kinds never reach it.
+   */
+  custom: ((group: string, version: string, kind: string) => KindDecoder | undefined) | undefined;
+
   /** The typed decoder of a kind. */
   decoderFor(group: string, version: string, kind: string): KindDecoder {
-    return this.#decoders.forSchema(this.#schemas.kindSchema({ group, version, kind }));
+    let name: string;
+    try {
+      name = this.#schemas.kindSchema({ group, version, kind });
+    } catch (err) {
+      const custom = this.custom?.(group, version, kind);
+      if (custom !== undefined) return custom;
+      throw err;
+    }
+    return this.#decoders.forSchema(name);
   }
-  /** The strategic-merge metadata of a kind; built-in kinds all have one. */
+  /** The strategic-merge metadata of a kind; built-in kinds all have one, custom resources none (415, as the original). */
   forKind(group: string, version: string, kind: string): SchemaLookup | undefined {
     const key = `${group}/${version}/${kind}`;
     if (!this.#cache.has(key)) {
-      this.#cache.set(key, schemaLookupFor(this.#schemas.set, this.#schemas.kindSchema({ group, version, kind })));
+      let name: string;
+      try {
+        name = this.#schemas.kindSchema({ group, version, kind });
+      } catch (err) {
+        if (this.custom?.(group, version, kind) !== undefined) return undefined;
+        throw err;
+      }
+      this.#cache.set(key, schemaLookupFor(this.#schemas.set, name));
     }
     return this.#cache.get(key);
   }

@@ -425,6 +425,7 @@ export class GenericStore {
       // policy's), namespace spec finalizers, or a grace period (pods).
       const next = cloneJson(obj);
       applyPropagation(next, opts);
+      rt.strategy.beforeDelete?.(next, ctx);
       const grace = rt.strategy.gracePeriod?.(next, opts.gracePeriodSeconds) ?? 0;
       const waits = pendingFinalizers(rt, next) > 0 || grace > 0;
       if (waits) {
