@@ -7,7 +7,7 @@
  * pruning of fields the schema does not declare, and defaulting.
  *
  * Vendor markers are read with this flavor's prefix (`x-kubernetes-*` in the
- * kubernetes flavor, `x-orch-*` in the spec's): see MARK below.
+ * kubernetes flavor, the spec's own prefix otherwise): see MARK below.
  */
 import { names } from '../naming/index.ts';
 import type { FieldError } from '../registry/strategy.ts';
