@@ -109,7 +109,7 @@ export function crdV1beta1ToV1(input: KObject): KObject {
   // v1beta1 defaults preserveUnknownFields to true; v1 refuses true, so a v1beta1 object that left it unset is not pruned-free.
   if (spec['preserveUnknownFields'] === false || spec['preserveUnknownFields'] === undefined) delete spec['preserveUnknownFields'];
   const conv = obj(spec['conversion']);
-  if (spec['conversion'] !== undefined) {
+  if (spec['conversion'] !== undefined && conv['webhook'] === undefined) {
     const webhook: Record<string, unknown> = {};
     if (conv['webhookClientConfig'] !== undefined) webhook['clientConfig'] = conv['webhookClientConfig'];
     webhook['conversionReviewVersions'] = conv['conversionReviewVersions'] ?? ['v1beta1'];
@@ -155,6 +155,28 @@ export function crdV1ToV1beta1(input: KObject): KObject {
 
 const v1beta1Conversion: Conversion = { toStorage: crdV1beta1ToV1, fromStorage: crdV1ToV1beta1 };
 
+/** Replaces `o`'s content with its v1 shape (the strategy works on v1; storage converts it again, idempotently). */
+function asV1InPlace(o: KObject): void {
+  if (o.apiVersion === `${APIEXTENSIONS_GROUP}/v1`) return;
+  const v1 = crdV1beta1ToV1(o);
+  for (const k of Object.keys(o)) delete o[k];
+  Object.assign(o, v1);
+}
+
+/** The v1beta1 type's strategy: the v1 one, on the objects in their v1 shape. */
+const crdV1beta1Strategy: Strategy = {
+  ...crdStrategy,
+  prepareForCreate(o, ctx): void {
+    asV1InPlace(o);
+    crdStrategy.prepareForCreate!(o, ctx);
+  },
+  prepareForUpdate(o, old, ctx): void {
+    asV1InPlace(o);
+    asV1InPlace(old);
+    crdStrategy.prepareForUpdate!(o, old, ctx);
+  },
+};
+
 const base = {
   group: APIEXTENSIONS_GROUP,
   resource: CRD_RESOURCE,
@@ -179,6 +201,7 @@ export const crdResourceTypes: ResourceTypeDef[] = [
     subresources: [...base.subresources],
     storageOf: { group: APIEXTENSIONS_GROUP, resource: CRD_RESOURCE },
     conversion: v1beta1Conversion,
+    strategy: crdV1beta1Strategy,
     deprecationWarning: `${APIEXTENSIONS_GROUP}/v1beta1 CustomResourceDefinition is deprecated in v1.16+, unavailable in v1.22+; use ${APIEXTENSIONS_GROUP}/v1 CustomResourceDefinition`,
   },
 ];

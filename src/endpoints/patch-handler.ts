@@ -19,6 +19,8 @@ import { mediaType } from './body.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
 import { decodeApplyBodyChecked } from '../apply/apply-body.ts';
 import { getScale, updateScale } from './scale.ts';
+import { customResourceOf } from '../apiextensions/hooks.ts';
+import { getCustomScale, updateCustomScale } from '../apiextensions/scale.ts';
 import { names } from '../naming/index.ts';
 import { decodePatchedObject, duplicateFields, parseFieldValidation, TypedDecodeError, TypedDecoders, type DecodeTarget, type KindDecoder } from '../typed/index.ts';
 import { pushAll } from '../api/push-all.ts';
@@ -105,11 +107,12 @@ export async function servePatch(
     warnings = decodePatchedObject(patched, t, patchDuplicates);
   };
   if (info.subresource === 'scale') {
-    const scale = await getScale(store, rt, info.namespace, info.name, { kind: 'latest' });
+    const custom = customResourceOf(rt)?.scale;
+    const scale = custom === undefined ? await getScale(store, rt, info.namespace, info.name, { kind: 'latest' }) : await getCustomScale(store, rt, custom, info.namespace, info.name, { kind: 'latest' });
     const patched = applyPatch({ contentType, original: scale, patchBytes, schema: schemas.forKind('autoscaling', 'v1', 'Scale') }) as KObject;
     decodePatched(patched, target('autoscaling', 'v1', 'Scale'));
     pushAll(ctx.warnings, warnings);
-    const res = await updateScale(store, rt, info.namespace, info.name, patched, opts);
+    const res = custom === undefined ? await updateScale(store, rt, info.namespace, info.name, patched, opts) : await updateCustomScale(store, rt, custom, info.namespace, info.name, patched, opts);
     return { status: 200, body: new TextEncoder().encode(JSON.stringify(res)) };
   }
   const schema = schemas.forKind(rt.group, rt.version, rt.kind);

@@ -22,6 +22,8 @@ import { errors, StatusError } from '../api/status.ts';
 import { serveWatch, type WatchLimits } from './watch-handler.ts';
 import { checkDryRun, checkFieldManager, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from '../api/query-params.ts';
 import { getScale, updateScale } from './scale.ts';
+import { customResourceOf } from '../apiextensions/hooks.ts';
+import { getCustomScale, updateCustomScale } from '../apiextensions/scale.ts';
 import { podActionBodyKind, podActionFor, type PodAction } from '../registry/pod-actions/index.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
@@ -248,6 +250,12 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
     return serveAction(ctx, deps, action, rt, info);
   }
   if (sub.name === 'scale') {
+    const custom = customResourceOf(rt)?.scale;
+    if (custom !== undefined) {
+      if (info.verb === 'get') return writeJson200(ctx, await getCustomScale(store, rt, custom, info.namespace, info.name, planGet(ctx.req.query)));
+      if (info.verb === 'update') return writeJson200(ctx, await updateCustomScale(store, rt, custom, info.namespace, info.name, await readObject(ctx, decodeTarget(ctx, deps, 'UpdateOptions', SCALE_GVK)), writeOptions(ctx)));
+      throw errors.methodNotAllowed(info.verb);
+    }
     if (info.verb === 'get') return writeJson200(ctx, await getScale(store, rt, info.namespace, info.name, planGet(ctx.req.query)));
     if (info.verb === 'update') return writeJson200(ctx, await updateScale(store, rt, info.namespace, info.name, await readObject(ctx, decodeTarget(ctx, deps, 'UpdateOptions', SCALE_GVK)), writeOptions(ctx)));
     throw errors.methodNotAllowed(info.verb);
