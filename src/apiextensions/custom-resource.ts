@@ -9,14 +9,15 @@
 import { resolveResourceType } from '../registry/registry.ts';
 import { SUBRESOURCE_VERBS, type Conversion, type ResourceType, type ResourceTypeDef, type SubresourceType } from '../registry/resource-type.ts';
 import type { FieldError, Strategy } from '../registry/strategy.ts';
-import { fieldErrors } from '../registry/strategy.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
 import { TypedDecodeError, type KindDecoder } from '../typed/index.ts';
 import { setCustomResourceHooks, type CustomResourceHooks, type ScalePaths } from './hooks.ts';
-import { applyDefaults, hasDefaults, MARK, prune, schemaOf, validateValue, type JSONSchemaProps } from './schema.ts';
+import { applyDefaults, hasDefaults, prune, schemaOf, validateValue, type JSONSchemaProps } from './schema.ts';
 import { printerFor, type PrinterColumn } from './printer.ts';
 import { applyTypeOf } from './apply-schema.ts';
 import type { SchemaType } from '../apply/schema.ts';
+import type { ShardAccess } from '../../shards/shard-access.ts';
+import { convertViaWebhook, webhookConfigOf } from './conversion-webhook.ts';
 
 function obj(v: unknown): Record<string, unknown> {
   return isPlainObject(v) ? v : {};
@@ -174,7 +175,26 @@ function noneConversion(group: string, served: CrdVersion, storageVersion: strin
  * set; the storage version first when it is served. `conversionFor` may
  * replace the None conversion of non-storage versions (webhook conversion).
  */
-export function customResourceTypes(info: CrdInfo): ResourceType[] {
+/** Webhook conversion (conversion-webhook.ts): batches through the definition's webhook; defaults of the served version on read. */
+function webhookConversion(info: CrdInfo, served: CrdVersion, storageVersion: string, router: ShardAccess): Conversion | undefined {
+  const cfg = webhookConfigOf(info.conversion.webhook);
+  if (cfg === undefined) return undefined;
+  const none = noneConversion(info.group, served, storageVersion);
+  const storedApiVersion = `${info.group}/${storageVersion}`;
+  const servedApiVersion = `${info.group}/${served.name}`;
+  const withDefaults = hasDefaults(served.schema);
+  return {
+    ...none,
+    toStorageMany: (objs) => convertViaWebhook(cfg, router, info.kind, storedApiVersion, objs),
+    fromStorageMany: async (objs) => {
+      const out = await convertViaWebhook(cfg, router, info.kind, servedApiVersion, objs);
+      if (withDefaults) for (const o of out) applyDefaults(o, served.schema);
+      return out;
+    },
+  };
+}
+
+export function customResourceTypes(info: CrdInfo, router?: ShardAccess): ResourceType[] {
   const storage = info.versions.find((v) => v.storage);
   if (storage === undefined) return [];
   const out: ResourceType[] = [];
@@ -185,7 +205,13 @@ export function customResourceTypes(info: CrdInfo): ResourceType[] {
     if (v.statusSubresource) subresources.push({ name: 'status', kind: info.kind, verbs: SUBRESOURCE_VERBS });
     if (v.scale !== undefined) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUBRESOURCE_VERBS });
     const isStorage = v === storage;
-    const conversion = isStorage ? (hasDefaults(v.schema) ? noneConversion(info.group, v, storage.name) : undefined) : noneConversion(info.group, v, storage.name);
+    const conversion = isStorage
+      ? hasDefaults(v.schema)
+        ? noneConversion(info.group, v, storage.name)
+        : undefined
+      : info.conversion.strategy === 'Webhook' && router !== undefined
+        ? (webhookConversion(info, v, storage.name, router) ?? noneConversion(info.group, v, storage.name))
+        : noneConversion(info.group, v, storage.name);
     const def: ResourceTypeDef = {
       group: info.group,
       version: v.name,
@@ -218,10 +244,3 @@ export function customResourceTypes(info: CrdInfo): ResourceType[] {
   }
   return out;
 }
-
-/** Whether an object at `path` may hold unknown fields (used by explain-like documents). */
-export function preservesUnknown(s: JSONSchemaProps): boolean {
-  return schemaOf.flag(s, MARK.preserveUnknownFields);
-}
-
-export { fieldErrors };

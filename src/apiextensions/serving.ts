@@ -82,7 +82,7 @@ export class CustomResourceServing {
     const terminating = Boolean(crd.metadata.deletionTimestamp);
     const fingerprint = JSON.stringify([crd['spec'], isPlainObject(crd['status']) ? crd['status']['acceptedNames'] : null, terminating]);
     if (this.#served.get(name)?.fingerprint === fingerprint) return;
-    const types = customResourceTypes(info);
+    const types = customResourceTypes(info, this.#deps.router);
     if (terminating) for (const rt of types) refuseCreates(rt);
     const owner = types.find((t) => t.storageOf === undefined) ?? types[0];
     if (owner !== undefined && this.#deps.router.ensureResource !== undefined) {
