@@ -129,7 +129,11 @@ export class ShardRuntime {
   #ensure(spec: ResourceSpec): Promise<void> {
     const existing = this.#resources.get(spec.groupResource);
     if (existing !== undefined && sameSpec(existing.spec, spec)) return existing.loading ?? Promise.resolve();
-    existing?.close();
+    if (existing !== undefined) {
+      // A definition re-created with another scope: the old cache's watchers end (they relist).
+      existing.cache.closeAllWatchers(new Error(`resource ${spec.groupResource} changed`));
+      existing.close();
+    }
     const resource = this.#cachedResource(spec);
     this.#resources.set(spec.groupResource, resource);
     return resource.load();
@@ -547,8 +551,9 @@ class NotServedError extends Error {
   }
 }
 
+/** Specs that describe the same cache (its size and the bookmarks' apiVersion may differ between askers; kept as first asked). */
 function sameSpec(a: ResourceSpec, b: ResourceSpec): boolean {
-  return a.prefix === b.prefix && a.namespaced === b.namespaced && a.kind === b.kind && a.apiVersion === b.apiVersion && a.cacheSize === b.cacheSize;
+  return a.prefix === b.prefix && a.namespaced === b.namespaced && a.kind === b.kind;
 }
 
 function keyPrefixFor(spec: ResourceSpec, predicate: Predicate): string {

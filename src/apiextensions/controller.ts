@@ -45,6 +45,7 @@ function namesOf(n: Record<string, unknown>): { plural: string; singular: string
 export class CrdController {
   readonly #store: GenericStore;
   readonly #crdType: ResourceType;
+  readonly #registry: ResourceRegistry;
   readonly #log: Logger;
   readonly #crds = new Map<string, KObject>();
   readonly #busy = new Set<string>();
@@ -56,6 +57,7 @@ export class CrdController {
   constructor(store: GenericStore, registry: ResourceRegistry, log: Logger) {
     this.#store = store;
     this.#crdType = registry.lookup(APIEXTENSIONS_GROUP, 'v1', CRD_RESOURCE)!;
+    this.#registry = registry;
     this.#log = log;
   }
 
@@ -171,7 +173,7 @@ export class CrdController {
     const name = crd.metadata.name ?? '';
     if (storage !== undefined && info.plural !== '') {
       const rt = resolveResourceType({ group: info.group, version: storage.name, resource: info.plural, kind: info.kind, singularName: info.singular, namespaced: info.namespaced });
-      await this.#store.router.ensureResource?.({ groupResource: rt.storageResource, prefix: rt.keyPrefix, namespaced: rt.namespaced, kind: rt.kind, apiVersion: rt.apiVersion, cacheSize: 100 });
+      await this.#store.router.ensureResource?.({ groupResource: rt.storageResource, prefix: rt.keyPrefix, namespaced: rt.namespaced, kind: rt.kind, apiVersion: rt.apiVersion, cacheSize: this.#registry.cacheSizeOf(rt) });
       const list = await this.#store.list(rt, { kind: 'latest' }, {}, {});
       if (list.count > 0) {
         const status = cloneJson(obj(crd['status']));
