@@ -10,7 +10,7 @@ import { resolveResourceType } from '../registry/registry.ts';
 import { SUBRESOURCE_VERBS, type Conversion, type ResourceType, type ResourceTypeDef, type SubresourceType } from '../registry/resource-type.ts';
 import type { FieldError, Strategy } from '../registry/strategy.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
-import { TypedDecodeError, type KindDecoder } from '../typed/index.ts';
+import { MAX_NESTING_DEPTH, TypedDecodeError, valueDepthExceeded, type KindDecoder } from '../typed/index.ts';
 import { setCustomResourceHooks, type CustomResourceHooks, type ScalePaths } from './hooks.ts';
 import { applyDefaults, hasDefaults, prune, schemaOf, validateValue, type JSONSchemaProps } from './schema.ts';
 import { printerFor, type PrinterColumn } from './printer.ts';
@@ -119,6 +119,8 @@ function decoderFor(schema: JSONSchemaProps | undefined): KindDecoder {
       if (meta !== undefined && meta !== null && !isPlainObject(meta)) {
         throw new TypedDecodeError(`json: cannot unmarshal ${Array.isArray(meta) ? 'array' : typeof meta} into Go struct field Object.metadata of type map[string]interface {}`);
       }
+      // What is kept must stay within the nesting limit every decoded body has (serializing deeper overflows).
+      if (valueDepthExceeded(o, 0)) throw new TypedDecodeError(`json: the object is nested more than ${MAX_NESTING_DEPTH} levels deep`);
       const pruned: string[] = [];
       if (schema !== undefined) {
         prune(o, schema, true, '', pruned);

@@ -12,6 +12,7 @@
 import { names } from '../naming/index.ts';
 import type { FieldError } from '../registry/strategy.ts';
 import { fieldErrors } from '../registry/strategy.ts';
+import { RE2JS } from 're2js';
 
 /** A JSON schema as a CRD holds it: plain JSON, read through the accessors below. */
 export type JSONSchemaProps = Record<string, unknown>;
@@ -183,11 +184,8 @@ function valueValidation(s: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfA
   }
   const pattern = s['pattern'];
   if (typeof pattern === 'string') {
-    try {
-      new RegExp(pattern, 'u');
-    } catch (err) {
-      errs.push(fieldErrors.invalid(child(path, 'pattern'), pattern, `must be a valid regular expression, but isn't: ${err instanceof Error ? err.message : String(err)}`));
-    }
+    const compiled = compilePattern(pattern);
+    if (typeof compiled === 'string') errs.push(fieldErrors.invalid(child(path, 'pattern'), pattern, `must be a valid regular expression, but isn't: ${compiled}`));
   }
 }
 
@@ -235,6 +233,29 @@ const FORMATS: Readonly<Record<string, (v: string) => boolean>> = {
 };
 
 const INT32 = [-2147483648, 2147483647] as const;
+
+/**
+ * Patterns are RE2 expressions, as in the original (Go's regexp): matched in
+ * linear time whatever the pattern, so a definition cannot make a request
+ * backtrack for ever. Compiled once per pattern (bounded cache); a string is
+ * the syntax error.
+ */
+const patterns = new Map<string, RE2JS | string>();
+const MAX_PATTERNS = 4096;
+
+export function compilePattern(pattern: string): RE2JS | string {
+  let re = patterns.get(pattern);
+  if (re === undefined) {
+    try {
+      re = RE2JS.compile(pattern);
+    } catch (err) {
+      re = err instanceof Error ? err.message : String(err);
+    }
+    if (patterns.size >= MAX_PATTERNS) patterns.clear();
+    patterns.set(pattern, re);
+  }
+  return re;
+}
 
 /**
  * Validates `value` at `path` against `s`; errors are pushed in the
@@ -329,13 +350,8 @@ function stringChecks(s: JSONSchemaProps, v: string, path: string, errs: FieldEr
   if (typeof s['maxLength'] === 'number' && len > s['maxLength']) errs.push({ field: path, type: 'FieldValueTooLong', message: `Too long: may not be longer than ${s['maxLength']}` });
   const pattern = s['pattern'];
   if (typeof pattern === 'string') {
-    let re: RegExp | undefined;
-    try {
-      re = new RegExp(pattern, 'u');
-    } catch {
-      re = undefined;
-    }
-    if (re !== undefined && !re.test(v)) errs.push(fieldErrors.invalid(path, v, `${path} in body should match '${pattern}'`));
+    const re = compilePattern(pattern);
+    if (typeof re !== 'string' && !re.matcher(v).find()) errs.push(fieldErrors.invalid(path, v, `${path} in body should match '${pattern}'`));
   }
   const format = typeof s['format'] === 'string' ? s['format'] : '';
   const check = FORMATS[format];

@@ -121,6 +121,15 @@ describe('validation of custom resources', () => {
   });
 });
 
+describe('patterns are RE2', () => {
+  it('matches a pattern that backtracks exponentially in JavaScript, and refuses what RE2 refuses', () => {
+    const s: JSONSchemaProps = { type: 'string', pattern: '^(a+)+$' };
+    assert.deepEqual(errorsOf(s, 'a'.repeat(5000), 'x'), []);
+    assert.equal(errorsOf(s, `${'a'.repeat(5000)}!`, 'x').length, 1);
+    assert.match(structural({ type: 'object', properties: { a: { type: 'string', pattern: '(?<=a)b' } } })[0]!, /properties\[a\].pattern: Invalid value: "\(\?<=a\)b": must be a valid regular expression, but isn't: /);
+  });
+});
+
 describe('pruning', () => {
   const schema: JSONSchemaProps = {
     type: 'object',
