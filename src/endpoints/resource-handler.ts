@@ -11,7 +11,8 @@ import type { Filter } from '../../shards/protocol.ts';
 import { compileFilter } from '../watchcache/filter.ts';
 import { SelectorError } from '../selectors/index.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
-import { readBodyBytes, readJsonObject, readObject } from './body.ts';
+import { mediaType, readBodyBytes, readJsonObject, readObject } from './body.ts';
+import { isProtobufMediaType } from '../protobuf/index.ts';
 import { servePatch, type PatchSchemas } from './patch-handler.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
 import { listEncodingFor, negotiateFor, renderList, renderObject, watchEncodingFor, type Rendered } from './representation.ts';
@@ -171,6 +172,12 @@ const SCALE_GVK = { group: 'autoscaling', version: 'v1', kind: 'Scale' } as cons
 
 /** What a POST or PUT body decodes into: the kind served at the URL, under the request's `fieldValidation`. */
 function decodeTarget(ctx: RequestContext, deps: ResourceHandlerDeps, options: WriteOptionsKind, gvk: { group: string; version: string; kind: string }): DecodeTarget {
+  // Custom resources have no Protobuf form: a Protobuf body is 415, as the original answers (looked up only for Protobuf bodies).
+  const contentType = ctx.req.header('content-type');
+  if (contentType !== undefined && contentType.includes('protobuf') && 'resource' in gvk && customResourceOf(gvk as ResourceType) !== undefined) {
+    const type = mediaType(contentType);
+    if (isProtobufMediaType(type)) throw errors.unsupportedMediaType(type, ['application/json', 'application/yaml']);
+  }
   return {
     kind: gvk.kind,
     version: gvk.version,

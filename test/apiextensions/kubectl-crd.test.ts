@@ -152,6 +152,8 @@ describe('CustomResourceDefinitions with kubectl', () => {
     const both = await t.request('GET', '/apis/cert-manager.io/v1/namespaces/default/certificates', undefined, { headers: { accept: 'application/vnd.kubernetes.protobuf, application/json' } });
     assert.equal(both.status, 200);
     assert.equal(both.json<{ kind: string }>().kind, 'CertificateList');
+    const body = await t.request('POST', '/apis/cert-manager.io/v1/namespaces/default/certificates', new Uint8Array([0x6b, 0x38, 0x73, 0x00]), { headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } });
+    assert.equal(body.status, 415, body.body);
   });
 
   it('lists with paging and selectors', async () => {
