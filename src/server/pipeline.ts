@@ -139,6 +139,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       );
     }
     let openapi = buildOpenApi(registry);
+    let staleOpenApi: (() => typeof openapi) | undefined;
     const fieldManager = new FieldManager(openapi.schemas);
     const store = new GenericStore(router, new AdmissionChain(plugins), undefined, {
       update: (req) => fieldManager.update(req),
@@ -217,7 +218,8 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       fieldManager,
       rebuild: (buildOpenApiDocs) => {
         discovery = buildDiscovery(registry, externalAddress);
-        openapi = buildOpenApiDocs();
+        // Rendered on the next OpenAPI request, not now: a burst of definitions must not stall the thread each time.
+        staleOpenApi = buildOpenApiDocs;
       },
       onError: (err, what) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, what),
     });
@@ -251,7 +253,13 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
         ctx.res.writeHead(200, { 'content-type': metrics.registry.contentType });
         ctx.res.end(text);
       },
-      openapi: (req) => openApiResponse(openapi, req),
+      openapi: (req) => {
+        if (staleOpenApi !== undefined) {
+          openapi = staleOpenApi();
+          staleOpenApi = undefined;
+        }
+        return openApiResponse(openapi, req);
+      },
       documents: serviceAccounts.documents,
     });
     const chain = buildHandlerChain({

@@ -2,7 +2,7 @@
  * A real project's CRD (cert-manager's Certificate, trimmed: test/fixtures/crds)
  * through kubectl 1.32 against a real server in the kubernetes flavor: apply
  * the definition, wait for Established, apply resources, get with the
- * printer columns, explain from OpenAPI, patch (merge and strategic: 415),
+ * printer columns, explain from OpenAPI, patch (merge and strategic: 415), edit,
  * validation (422) and pruning, watch with get -w, the status subresource,
  * and deletion of the definition removing its instances first.
  */
@@ -103,6 +103,18 @@ describe('CustomResourceDefinitions with kubectl', () => {
     const s = await t.kubectl(['patch', 'certificate', 'web', '-n', 'default', '--type=strategic', '-p', '{"spec":{"isCA":false}}']);
     assert.notEqual(s.code, 0);
     assert.match(s.stderr, /UnsupportedMediaType|the body of the request was in an unknown format/);
+  });
+
+  it('edits with kubectl edit', async () => {
+    process.env['KUBE_EDITOR'] = 'sed -i s/letsencrypt/edited-issuer/';
+    try {
+      const r = await t.kubectl(['edit', 'certificate', 'web', '-n', 'default']);
+      assert.equal(r.code, 0, r.stderr);
+    } finally {
+      delete process.env['KUBE_EDITOR'];
+    }
+    const got = (await t.request('GET', '/apis/cert-manager.io/v1/namespaces/default/certificates/web')).json<{ spec: { issuerRef: { name: string } } }>();
+    assert.equal(got.spec.issuerRef.name, 'edited-issuer');
   });
 
   it('writes status only through the status subresource', async () => {
