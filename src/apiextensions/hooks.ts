@@ -22,8 +22,8 @@ export interface CustomResourceHooks {
   /** `<plural>.<group>`: the definition this type comes from. */
   readonly crdName: string;
   readonly decoder: KindDecoder;
-  /** Columns of `additionalPrinterColumns`; undefined: the default table. */
-  readonly printer: Printer | undefined;
+  /** Name and the version's `additionalPrinterColumns` (Age when it has none). */
+  readonly printer: Printer;
   /** The apply schema, built on first use (it needs ObjectMeta's type from the field manager). */
   applyType(objectMeta: SchemaType): SchemaType;
   readonly scale: ScalePaths | undefined;

@@ -18,8 +18,13 @@ export interface PrinterColumn {
   jsonPath: string;
 }
 
-export function printerFor(columns: readonly PrinterColumn[]): Printer | undefined {
-  if (columns.length === 0) return undefined;
+/** A version without columns shows its age, as the original serves custom resources (NAME, AGE). */
+const DEFAULT_CRD_COLUMNS: readonly PrinterColumn[] = [
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata' },
+];
+
+export function printerFor(given: readonly PrinterColumn[]): Printer {
+  const columns = given.length === 0 ? DEFAULT_CRD_COLUMNS : given;
   const defs: TableColumnDefinition[] = [
     NAME,
     ...columns.map((c) => ({

@@ -143,6 +143,9 @@ describe('custom resources: versions, defaults, scale and two serving threads', 
     assert.equal(k.code, 0, k.stderr);
     const after = (await t.request('GET', '/apis/example.com/v1/namespaces/default/widgets/w1')).json<{ spec: { replicas: number } }>();
     assert.equal(after.spec.replicas, 5);
+    // Without printer columns a custom resource shows its name and age, as in the original.
+    const g = await t.kubectl(['get', 'wd', '-n', 'default']);
+    assert.match(g.stdout.split('\n')[0]!, /^NAME\s+AGE$/);
   });
 
   it('validates the definition with the original messages', async () => {
