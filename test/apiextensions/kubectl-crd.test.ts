@@ -70,6 +70,10 @@ describe('CustomResourceDefinitions with kubectl', () => {
     const wide = await t.kubectl(['get', 'certificate', 'web', '-n', 'default', '-o', 'wide']);
     assert.match(wide.stdout, /ISSUER/);
     assert.match(wide.stdout, /letsencrypt/);
+    // Applied again with a change: kubectl patches (JSON merge patch for a custom resource).
+    const again = await t.kubectl(['apply', '-f', '-'], { input: CERT('api', '  commonName: api.example.com') });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /configured/);
     const all = await t.kubectl(['get', 'cert-manager', '-n', 'default', '-o', 'name']);
     assert.deepEqual(all.stdout.trim().split('\n').sort(), ['certificate.cert-manager.io/api', 'certificate.cert-manager.io/web']);
   });
