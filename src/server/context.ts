@@ -40,6 +40,8 @@ export interface UserInfo {
   readonly extra?: Readonly<Record<string, readonly string[]>> | undefined;
 }
 
+const EMPTY_ANNOTATIONS: ReadonlyMap<string, string> = new Map();
+
 export class RequestContext {
   /** Set by with-request-info. */
   info: RequestInfo | undefined;
@@ -57,6 +59,7 @@ export class RequestContext {
   status = 0;
   /** Warnings to send as `Warning` headers (deprecations, ...). */
   readonly warnings: string[] = [];
+  #auditAnnotations: Map<string, string> | undefined;
   #auditID: string | undefined;
 
   #abort: AbortController | undefined;
@@ -72,6 +75,22 @@ export class RequestContext {
     readonly res: ApiResponse,
   ) {
     this.req = req;
+  }
+
+  /** Admission's recorder (AdmissionRecorder): a warning for the response. */
+  warn(message: string): void {
+    this.warnings.push(message);
+  }
+
+  /** Admission's recorder: an audit annotation for this request's audit event (the first value of a key stays). */
+  annotate(key: string, value: string): void {
+    this.#auditAnnotations ??= new Map();
+    if (!this.#auditAnnotations.has(key)) this.#auditAnnotations.set(key, value);
+  }
+
+  /** The audit annotations recorded so far (empty for most requests). */
+  get auditAnnotations(): ReadonlyMap<string, string> {
+    return this.#auditAnnotations ?? EMPTY_ANNOTATIONS;
   }
 
   /**

@@ -22,9 +22,9 @@ import { createRoutes } from './routes.ts';
 import { builtinResourceTypes } from '../registry/catalog/index.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
 import { GenericStore } from '../registry/generic-store.ts';
-import { AdmissionChain, type AdmissionPlugin } from '../admission/types.ts';
-import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts';
-import { admissionPluginEnabled } from '../admission/plugin-names.ts';
+import { buildAdmissionChain } from '../admission/plugin-table.ts';
+import { WatchCacheLookup } from '../admission/lookup.ts';
+import type { Authorizer } from '../authz/types.ts';
 import { createResourceHandler } from '../endpoints/resource-handler.ts';
 import { PatchSchemas } from '../endpoints/patch-handler.ts';
 import { preloadProtobuf } from '../protobuf/index.ts';
@@ -124,24 +124,22 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
   };
   try {
     // Admission and the generic store.
-    const namespaces = registry.lookup('', 'v1', 'namespaces')!;
-    const plugins: AdmissionPlugin[] = [];
-    const generic: { store?: GenericStore } = {};
-    if (admissionPluginEnabled('NamespaceLifecycle', opts.enableAdmissionPlugins, opts.disableAdmissionPlugins)) {
-      plugins.push(
-        namespaceLifecycle({
-          async phase(name) {
-            const ns = await generic.store!.getObject(namespaces, '', name, { kind: 'any' });
-            if (ns === null) return undefined;
-            return ns.obj.metadata.deletionTimestamp ? 'Terminating' : 'Active';
-          },
-        }),
-      );
-    }
+    const generic: { store?: GenericStore; authorizer?: Authorizer } = {};
+    const lookup = new WatchCacheLookup(registry, () => generic.store!);
+    cleanups.push(() => lookup.close());
+    const admission = await buildAdmissionChain({
+      opts,
+      logger,
+      registry,
+      lookup,
+      store: () => generic.store!,
+      authorizer: () => generic.authorizer!,
+      onClose: (c) => cleanups.push(c),
+    });
     let openapi = buildOpenApi(registry);
     let staleOpenApi: (() => typeof openapi) | undefined;
     const fieldManager = new FieldManager(openapi.schemas);
-    const store = new GenericStore(router, new AdmissionChain(plugins), undefined, {
+    const store = new GenericStore(router, admission, undefined, {
       update: (req) => fieldManager.update(req),
       keepTimesIfUnchanged: (next, old) => keepTimesIfUnchanged(next, old),
     });
@@ -174,6 +172,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       if (notReady.length > 0) throw new Error(`caches not ready: ${notReady.join(', ')}`);
     });
     health.add('healthz', opts.storageBackend === 'etcd3' ? 'etcd' : 'storage', async () => {
+      const namespaces = registry.lookup('', 'v1', 'namespaces')!;
       await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
     });
     const metrics = createMetrics({ defaultMetrics: inp.defaultMetrics ?? true });
@@ -195,7 +194,6 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       tokenFilePath: inp.tokenFilePath,
       objects,
       serviceAccounts: serviceAccounts.config,
-      publicPaths: new Set(serviceAccounts.documents.keys()),
     });
     cleanups.push(() => authn.close());
     inp.reviews.tokenReviews.bind(authn.tokenReviewer);
@@ -205,6 +203,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     const authz = await buildServerAuthorization(opts, { store, registry, logger, extraFactories: { RBAC: rbac.factory } });
     cleanups.push(() => authz.close());
     const authorizer = authz.authorizer;
+    generic.authorizer = authorizer;
     rbac.installEscalationChecks(authorizer);
     inp.reviews.reviewer.bind(authz.authorizer, authz.rules);
 

@@ -32,7 +32,7 @@ describe('admission plugin flags', () => {
   });
 
   it('refuses to enable a known plugin this server does not enforce, but lets it be disabled', () => {
-    assert.match(optionsError(['--enable-admission-plugins=NodeRestriction']), /plugin "NodeRestriction" is not implemented by this server/);
+    assert.match(optionsError(['--enable-admission-plugins=ImagePolicyWebhook']), /plugin "ImagePolicyWebhook" is not implemented by this server/);
     assert.deepEqual(admissionPluginProblems([], ['LimitRanger', 'PodSecurity', 'ResourceQuota']), []);
     assert.equal(parseArgs(['--enable-admission-plugins=NamespaceLifecycle']).enableAdmissionPlugins[0], 'NamespaceLifecycle');
     assert.deepEqual(admissionPluginProblems(['AlwaysAdmit'], []), [], 'AlwaysAdmit has nothing to enforce');
