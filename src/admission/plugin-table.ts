@@ -12,12 +12,14 @@ import type { Logger } from '../server/logging.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { GenericStore } from '../registry/generic-store.ts';
 import type { Authorizer } from '../authz/types.ts';
+import type { ApiserverMetrics } from '../server/metrics.ts';
 import type { AdmissionPlugin } from './types.ts';
 import type { AdmissionLookup } from './lookup.ts';
 import { AdmissionChain } from './chain.ts';
 import { KNOWN_ADMISSION_PLUGINS, admissionPluginEnabled } from './plugin-names.ts';
 import { namespaceLifecycleFactory } from './plugins/namespace-lifecycle.ts';
 import { alwaysAdmitFactory } from './plugins/always-admit.ts';
+import { mutatingWebhookFactory, validatingWebhookFactory } from './webhook/plugin.ts';
 
 /** What a plugin may use, in the serving thread that runs it. */
 export interface AdmissionDeps {
@@ -36,6 +38,8 @@ export interface AdmissionDeps {
   readonly authorizer: () => Authorizer;
   /** Tells the chain that this plugin's `handles` answers changed (webhook configurations came or went). */
   readonly recompile: () => void;
+  /** This thread's metrics (webhook rejections and latency); a getter, built after the chain; absent in tests without a server. */
+  readonly metrics?: (() => ApiserverMetrics | undefined) | undefined;
   /** Registers what to stop when the thread's pipeline closes (watches, timers, agents). */
   readonly onClose: (cleanup: () => Promise<void> | void) => void;
 }
@@ -46,7 +50,12 @@ export interface AdmissionPluginFactory {
   create(deps: AdmissionDeps): AdmissionPlugin | Promise<AdmissionPlugin>;
 }
 
-export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [namespaceLifecycleFactory, alwaysAdmitFactory];
+export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
+  namespaceLifecycleFactory,
+  alwaysAdmitFactory,
+  mutatingWebhookFactory,
+  validatingWebhookFactory,
+];
 
 /** The names this server runs (plugin-names.ts refuses to enable any other). */
 export const BUILT_PLUGIN_NAMES: readonly string[] = PLUGIN_FACTORIES.map((f) => f.name);

@@ -82,6 +82,8 @@ export interface ServerOptions {
   runtimeConfig: Map<string, boolean>;
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
+  /** AdmissionConfiguration file: per-plugin configuration (webhook credentials; spec 5.9, 9.4). */
+  admissionControlConfigFile: string | undefined;
   logLevel: string;
   /** Extra SANs for the generated serving certificate. */
   tlsSanHosts: string[];
@@ -285,6 +287,7 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   },
   'enable-admission-plugins': { set: (o, v) => (o.enableAdmissionPlugins = list(v)), help: 'admission plugins to enable besides the defaults' },
   'disable-admission-plugins': { set: (o, v) => (o.disableAdmissionPlugins = list(v)), help: 'admission plugins to disable' },
+  'admission-control-config-file': { set: (o, v) => (o.admissionControlConfigFile = v), help: 'file with the admission plugins\' configuration (AdmissionConfiguration)' },
   'log-level': { set: (o, v) => (o.logLevel = v), help: 'trace, debug, info, warn, error' },
   'watch-cache-retention': { set: (o, v) => (o.watchCacheRetentionMs = parseDuration(v)), help: 'how long watch caches keep events (default 5m0s)' },
   'watch-bookmark-interval': { set: (o, v) => (o.watchBookmarkIntervalMs = parseDuration(v)), help: 'interval of watch bookmarks (default 1m0s)' },
@@ -415,6 +418,7 @@ export function defaultOptions(): ServerOptions {
     runtimeConfig: new Map(),
     enableAdmissionPlugins: [],
     disableAdmissionPlugins: [],
+    admissionControlConfigFile: undefined,
     logLevel: 'info',
     tlsSanHosts: [],
     watchCacheRetentionMs: 5 * 60_000,

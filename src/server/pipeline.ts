@@ -122,7 +122,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
   };
   try {
     // Admission and the generic store.
-    const generic: { store?: GenericStore; authorizer?: Authorizer } = {};
+    const generic: { store?: GenericStore; authorizer?: Authorizer; metrics?: ApiserverMetrics } = {};
     const admission = await buildAdmissionChain({
       opts,
       logger,
@@ -130,6 +130,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       lookup: new WatchCacheLookup(registry, () => generic.store!),
       store: () => generic.store!,
       authorizer: () => generic.authorizer!,
+      metrics: () => generic.metrics,
       onClose: (c) => cleanups.push(c),
     });
     const openapi = buildOpenApi(registry);
@@ -171,6 +172,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
     });
     const metrics = createMetrics({ defaultMetrics: inp.defaultMetrics ?? true });
+    generic.metrics = metrics;
     router.observe = (op, resource, seconds) => metrics.observeStorageRequest(op, resource, seconds);
     const threadRequests = new Counter({
       name: 'apiserver_frontend_thread_requests_total',
