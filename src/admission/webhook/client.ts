@@ -33,6 +33,8 @@ interface Target {
   readonly url: URL;
   /** TLS server name, when connecting to an address other than the name (services). */
   readonly servername: string | undefined;
+  /** Host header, when it is not the URL's (services: `<name>.<namespace>.svc:<port>`). */
+  readonly hostHeader: string | undefined;
   readonly credentials: WebhookCredentials | undefined;
 }
 
@@ -60,7 +62,7 @@ export class WebhookClients {
         throw new CallError(`could not get REST client: invalid URL ${JSON.stringify(cc.url)}`, errors.badRequest('error getting REST client'));
       }
       if (url.protocol !== 'https:') throw new CallError(`could not get REST client: the webhook URL must be https`, errors.badRequest('error getting REST client'));
-      return { url, servername: undefined, credentials: this.#credentials.forHost(url.host) };
+      return { url, servername: undefined, hostHeader: undefined, credentials: this.#credentials.forHost(url.host) };
     }
     const svc = cc.service;
     if (svc === undefined) throw new CallError('could not get REST client: no url or service in clientConfig', errors.badRequest('error getting REST client'));
@@ -74,7 +76,7 @@ export class WebhookClients {
     const host = address.host.includes(':') ? `[${address.host}]` : address.host;
     const p = svc.path === '' ? '/' : svc.path;
     const url = new URL(`https://${host}:${address.port}${p.startsWith('/') ? p : `/${p}`}`);
-    return { url, servername: serverName, credentials: this.#credentials.forService(svc.name, svc.namespace, svc.port) };
+    return { url, servername: serverName, hostHeader: `${serverName}:${svc.port}`, credentials: this.#credentials.forService(svc.name, svc.namespace, svc.port) };
   }
 
   #agent(target: Target, caPem: string | undefined): https.Agent {
@@ -117,7 +119,7 @@ export class WebhookClients {
     const c = target.credentials;
     if (c?.token !== undefined) headers['authorization'] = `Bearer ${c.token}`;
     else if (c?.username !== undefined && c.username !== '') headers['authorization'] = `Basic ${Buffer.from(`${c.username}:${c.password ?? ''}`).toString('base64')}`;
-    if (target.servername !== undefined) headers['host'] = `${target.servername}:${target.url.port || 443}`;
+    if (target.hostHeader !== undefined) headers['host'] = target.hostHeader;
     const href = target.url.href;
     const callError = (why: string): CallError => new CallError(`failed to call webhook: Post "${href}": ${why}`, errors.badRequest('error calling webhook'));
     return new Promise((resolve, reject) => {
