@@ -278,3 +278,22 @@ test('mutating webhooks run in order (configurations by name), each seeing the p
   assert.deepEqual(a.object!.metadata.labels, { step0: 'a', step1: 'b', step2: 'c' });
   assert.ok(a.annotations.has(`mutation.webhook.${ADMISSION}/round_0_index_2`));
 });
+
+test('what a webhook sends cannot break the answer: warnings with control or non-ASCII characters, a code above 599, odd details', async () => {
+  h.index.put('validating', configuration('cfg', [hook('odd.example.com', wh.url(), wh.caBundle)]));
+  wh.answer = (c) => allow(c, { warnings: ['line\nbreak', 'caf\u00e9 \u65e5\u672c', '', 'x'.repeat(400), 42] });
+  const a = attributes(pods, 'CREATE', pod('p'));
+  await h.validating.validate!(a);
+  assert.deepEqual(a.warnings.slice(0, 1), ['caf\\u00e9 \\u65e5\\u672c']);
+  assert.equal(a.warnings.length, 2);
+  assert.equal(a.warnings[1]!.length, 256);
+  for (const w of a.warnings) assert.match(w, /^[\t\x20-\x7e]*$/);
+
+  wh.answer = (c) => deny(c, { code: 1000, message: 'odd', details: { name: 'n', causes: [{ message: 'm', extra: { deep: true } }, 'not a cause'], huge: 'x'.repeat(10) } });
+  const e = await rejects(h.validating.validate!(attributes(pods, 'CREATE', pod('p'))));
+  assert.equal(e.code, 500);
+  assert.equal(e.message, 'admission webhook "odd.example.com" denied the request: odd');
+  assert.deepEqual(e.details, { name: 'n', causes: [{ message: 'm' }] });
+  const text = await h.metrics.registry.metrics();
+  assert.match(text, /rejection_count\{name="odd.example.com",operation="CREATE",type="validating",error_type="no_error",rejection_code="600"\} 1/);
+});

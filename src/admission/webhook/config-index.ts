@@ -22,10 +22,17 @@ export class WebhookConfigIndex implements WebhookSource {
   #sorted: Record<WebhookKind, readonly Webhook[]> = { mutating: [], validating: [] };
   readonly #feeds: ListWatchFeed[] = [];
   readonly #onChange: () => void;
+  readonly #relist: ((kind: WebhookKind) => Promise<KObject[]>) | undefined;
   #generation = 0;
 
-  constructor(onChange: () => void) {
+  /**
+   * `relist`: the current configurations of a kind from the watch cache,
+   * read when a watch is lost (a configuration deleted meanwhile must not
+   * stay in force); until it answers, the last known ones keep working.
+   */
+  constructor(onChange: () => void, relist?: (kind: WebhookKind) => Promise<KObject[]>) {
     this.#onChange = onChange;
+    this.#relist = relist;
   }
 
   /** Starts watching `rt` (one of the two configuration types) as `kind`. */
@@ -56,13 +63,27 @@ export class WebhookConfigIndex implements WebhookSource {
   #apply(kind: WebhookKind, ev: FeedEvent): void {
     const configs = this.#configs[kind];
     if (ev.type === 'reset') {
-      if (configs.size === 0) return;
-      // The watch restarts and replays the current state; until then the last known configurations keep working.
+      // The watch restarts and replays what exists; what was deleted meanwhile is found by a fresh list.
+      void this.#relist?.(kind).then(
+        (objects) => {
+          // Only removals: the replay brings the current objects themselves.
+          const present = new Set(objects.map((o) => o.metadata.name ?? ''));
+          let removed = false;
+          for (const name of [...configs.keys()]) if (!present.has(name)) removed = configs.delete(name) || removed;
+          if (removed) this.#changed(kind);
+        },
+        () => undefined,
+      );
       return;
     }
     const name = ev.object.metadata.name ?? '';
     if (ev.type === 'DELETED') configs.delete(name);
     else configs.set(name, readWebhooks(kind, ev.object));
+    this.#changed(kind);
+  }
+
+  #changed(kind: WebhookKind): void {
+    const configs = this.#configs[kind];
     const names = [...configs.keys()].sort();
     this.#sorted = { ...this.#sorted, [kind]: names.flatMap((n) => configs.get(n)!) };
     this.#generation++;

@@ -35,8 +35,13 @@ export interface DispatchDeps {
 
 /** A webhook said no (the original's ErrWebhookRejection). */
 class Rejection extends Error {
+  /** The code the webhook gave (the metric's), before it is made a code HTTP can carry. */
+  readonly code: number;
   constructor(readonly status: StatusError) {
     super(status.message);
+    this.code = status.code;
+    // A code no HTTP answer can have (above 599) must not break the response: 500, with the webhook's message.
+    if (status.code > 599) this.status = new StatusError(500, status.reason, status.message, status.details);
   }
 }
 
@@ -55,8 +60,26 @@ export function denialStatus(webhookName: string, result: ReviewStatus | undefin
   if (result?.message) message = `${deniedBy}: ${result.message}`;
   else if (result?.reason) message = `${deniedBy}: ${result.reason}`;
   else message = `${deniedBy} without explanation`;
-  const details = result?.details as StatusDetails | undefined;
-  return new StatusError(code, (result?.reason ?? '') as StatusReason, message, details);
+  return new StatusError(code, (result?.reason ?? '') as StatusReason, message, statusDetails(result?.details));
+}
+
+/** The webhook's status details, only in the shape a Status carries (a webhook may send anything). */
+function statusDetails(d: Record<string, unknown> | undefined): StatusDetails | undefined {
+  if (d === undefined) return undefined;
+  const out: StatusDetails = {};
+  for (const k of ['name', 'group', 'kind', 'uid'] as const) if (typeof d[k] === 'string') out[k] = d[k];
+  if (typeof d['retryAfterSeconds'] === 'number' && Number.isInteger(d['retryAfterSeconds'])) out.retryAfterSeconds = d['retryAfterSeconds'];
+  if (Array.isArray(d['causes'])) {
+    out.causes = d['causes']
+      .filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null && !Array.isArray(c))
+      .slice(0, 100)
+      .map((c) => ({
+        ...(typeof c['reason'] === 'string' ? { reason: c['reason'] } : {}),
+        ...(typeof c['message'] === 'string' ? { message: c['message'] } : {}),
+        ...(typeof c['field'] === 'string' ? { field: c['field'] } : {}),
+      }));
+  }
+  return out;
 }
 
 function matchRequest(attrs: AdmissionAttributes): MatchRequest {
@@ -69,6 +92,21 @@ function matchRequest(attrs: AdmissionAttributes): MatchRequest {
     object: attrs.object,
     oldObject: attrs.oldObject,
   };
+}
+
+const MAX_WARNING_CHARS = 256;
+
+/**
+ * A webhook's warning as a header can carry it: dropped when empty or holding
+ * control characters (the original's warning recorder refuses those),
+ * characters beyond ASCII written as \u escapes (a header value cannot hold
+ * them in every front end), cut at 256 characters.
+ */
+export function headerSafeWarning(w: string): string | undefined {
+  if (w === '' || /[\u0000-\u0008\u000a-\u001f\u007f]/.test(w)) return undefined;
+  let out = w.replace(/[^\u0009\u0020-\u007e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (out.length > MAX_WARNING_CHARS) out = `${out.slice(0, MAX_WARNING_CHARS - 3)}...`;
+  return out;
 }
 
 function isBase64(s: string): boolean {
@@ -125,7 +163,10 @@ async function callHook(d: DispatchDeps, hook: Webhook, inv: Invocation, attrs: 
     throw new CallError('failed to call webhook: illegal base64 data in response.patch', errors.badRequest('error calling webhook'));
   }
   for (const [k, val] of Object.entries(result.auditAnnotations)) attrs.annotate(`${hook.name}/${k}`, val);
-  for (const w of result.warnings) attrs.warn(w);
+  for (const w of result.warnings) {
+    const safe = headerSafeWarning(w);
+    if (safe !== undefined) attrs.warn(safe);
+  }
   if (!result.allowed) throw new Rejection(denialStatus(hook.name, result.status));
   return result;
 }
@@ -146,7 +187,7 @@ function observe(d: DispatchDeps, hook: Webhook, attrs: AdmissionAttributes, typ
     rejected = hook.failurePolicy !== 'Ignore';
   } else if (err instanceof Rejection) {
     errorType = 'no_error';
-    code = err.status.code;
+    code = err.code;
   } else {
     errorType = 'apiserver_internal_error';
     code = 0;

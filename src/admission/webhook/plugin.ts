@@ -63,11 +63,17 @@ function lazyDecoders(registry: ResourceRegistry): (gvk: GVK) => KindDecoder | u
 function threadShared(deps: AdmissionDeps): ThreadShared {
   let s = shared.get(deps);
   if (s !== undefined) return s;
-  const index = new WebhookConfigIndex(() => deps.recompile());
   const namespaces = new NamespaceLabelIndex(deps.store, deps.lookup);
   const group = apiGroup('admissionregistration');
   const mutating = deps.lookup.type(group, 'v1', 'mutatingwebhookconfigurations');
   const validating = deps.lookup.type(group, 'v1', 'validatingwebhookconfigurations');
+  const index = new WebhookConfigIndex(
+    () => deps.recompile(),
+    async (kind) => {
+      const rt = kind === 'mutating' ? mutating : validating;
+      return rt === undefined ? [] : deps.lookup.list(rt);
+    },
+  );
   // The store exists once the chain does: start the watches on the next turn.
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
