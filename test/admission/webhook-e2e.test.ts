@@ -157,3 +157,68 @@ describe('admission webhooks end to end', () => {
     await until('the failure policy Ignore', async () => ((await create(`slow${n++}`)).status === 201 ? true : undefined));
   });
 });
+
+describe('admission webhooks with --admission-control-config-file', () => {
+  let t: TestServer;
+  let wh: AdmissionWebhookServer;
+
+  before(async () => {
+    // This webhook takes only clients with a certificate of its CA.
+    wh = await startAdmissionWebhook({ requireClientCert: true });
+    const client = await wh.client('orch-apiserver');
+    const kubeconfig = await wh.write(
+      'webhook-users.yaml',
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'users:',
+        `- name: "127.0.0.1:${wh.port}"`,
+        '  user:',
+        `    client-certificate-data: ${Buffer.from(client.certPem).toString('base64')}`,
+        `    client-key-data: ${Buffer.from(client.keyPem).toString('base64')}`,
+        '    token: webhook-secret-token',
+        '',
+      ].join('\n'),
+    );
+    const configFile = await wh.write(
+      'admission.yaml',
+      [
+        `apiVersion: ${apiGroup('apiserver.config')}/v1`,
+        'kind: AdmissionConfiguration',
+        'plugins:',
+        '- name: ValidatingAdmissionWebhook',
+        '  configuration:',
+        `    apiVersion: ${apiGroup('apiserver.config')}/v1`,
+        '    kind: WebhookAdmissionConfiguration',
+        `    kubeConfigFile: ${kubeconfig}`,
+        '',
+      ].join('\n'),
+    );
+    wh.answer = (c) => ((c.review.request.object as { metadata: { name: string } }).metadata.name.startsWith('bad') ? deny(c, { message: 'no' }) : allow(c));
+    t = await startTestServer([`--admission-control-config-file=${configFile}`]);
+    await t.request('POST', '/api/v1/namespaces', { metadata: { name: 'hooked', labels: { webhooks: 'on' } } });
+  });
+  after(async () => {
+    await t?.stop();
+    await wh?.close();
+  });
+
+  it('the webhook is called with the client certificate and token of its host', async () => {
+    const cfg = await t.request('POST', `${AR}/validatingwebhookconfigurations`, { metadata: { name: 'creds' }, webhooks: [webhookEntry('creds.example.com', { url: wh.url('/validate'), caBundle: wh.caBundle })] });
+    assert.equal(cfg.status, 201, cfg.body);
+    let i = 0;
+    const denied = await until('the webhook', async () => {
+      const a = await t.request('POST', CM, { metadata: { name: `bad${i++}` } });
+      return a.status === 201 ? undefined : a;
+    });
+    assert.equal(denied.status, 403);
+    assert.equal(denied.json<{ message: string }>().message, 'admission webhook "creds.example.com" denied the request without explanation'.replace(' without explanation', ': no'));
+    const call = wh.calls.at(-1)!;
+    assert.equal(call.clientCN, 'orch-apiserver');
+    assert.equal(call.headers.authorization, 'Bearer webhook-secret-token');
+  });
+
+  it('an unreadable configuration file stops the start with the file named', async () => {
+    await assert.rejects(startTestServer(['--admission-control-config-file=/nonexistent/admission.yaml']), /admission-control-config-file.*\/nonexistent\/admission.yaml/);
+  });
+});

@@ -30,10 +30,10 @@ export function kindOf(rt: ResourceType, subresource: string): GVK {
   return { group: rt.group, version: rt.version, kind: rt.kind };
 }
 
-/** The object in `to`'s version (a request matched through an equivalent type); a copy either way. */
+/** The object in `to`'s version (a request matched through an equivalent type): a copy; the object itself when the types are one. */
 export function convertObject(obj: KObject, from: ResourceType, to: ResourceType, subresource: string): KObject {
+  if (from === to) return obj;
   const copy = cloneJson(obj);
-  if (from === to) return copy;
   const fromKind = kindOf(from, subresource);
   // Only the resource's own kind converts; a subresource's other kind (Scale, Binding) is sent as it is.
   if (fromKind.kind !== from.kind) return copy;
