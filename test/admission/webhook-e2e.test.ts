@@ -10,6 +10,9 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import https from 'node:https';
+import { readFile } from 'node:fs/promises';
+import { SKIP_WITHOUT_UWS } from '../support/uws-toggle.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { apiGroup } from '../../src/naming/index.ts';
 import { startAdmissionWebhook, allow, deny, patch, type AdmissionWebhookServer } from './support/admission-webhook.ts';
@@ -220,5 +223,51 @@ describe('admission webhooks with --admission-control-config-file', () => {
 
   it('an unreadable configuration file stops the start with the file named', async () => {
     await assert.rejects(startTestServer(['--admission-control-config-file=/nonexistent/admission.yaml']), /admission-control-config-file.*\/nonexistent\/admission.yaml/);
+  });
+});
+
+describe('admission webhooks with two serving threads (uWS listener)', { skip: SKIP_WITHOUT_UWS }, () => {
+  let t: TestServer;
+  let wh: AdmissionWebhookServer;
+  let ca: Buffer;
+
+  /** A create on a fresh connection to the uWS listener (the kernel spreads those over both threads). */
+  const freshCreate = (name: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const body = Buffer.from(JSON.stringify({ metadata: { name } }));
+      const req = https.request(
+        { host: '127.0.0.1', port: t.uwsPort!, method: 'POST', path: CM, agent: false, ca, servername: 'localhost', headers: { authorization: `Bearer ${t.server.files.adminToken}`, 'content-type': 'application/json', 'content-length': body.length } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  before(async () => {
+    wh = await startAdmissionWebhook();
+    wh.answer = (c) => ((c.review.request.object as { metadata: { name: string } }).metadata.name.startsWith('bad') ? deny(c, { code: 409, message: 'no' }) : allow(c));
+    t = await startTestServer(['--frontend-threads=2']);
+    ca = await readFile(t.server.files.caCertPath);
+    await t.request('POST', '/api/v1/namespaces', { metadata: { name: 'hooked', labels: { webhooks: 'on' } } });
+  });
+  after(async () => {
+    await t?.stop();
+    await wh?.close();
+  });
+
+  it('a configuration reaches every thread: creates on fresh connections are all denied', async () => {
+    const cfg = await t.request('POST', `${AR}/validatingwebhookconfigurations`, { metadata: { name: 'threads' }, webhooks: [webhookEntry('threads.example.com', { url: wh.url('/validate'), caBundle: wh.caBundle })] });
+    assert.equal(cfg.status, 201, cfg.body);
+    let i = 0;
+    // Until ten in a row are denied: each thread learns of the configuration from its own watch.
+    let streak = 0;
+    await until('every thread to enforce the webhook', async () => {
+      streak = (await freshCreate(`bad${i++}`)) === 409 ? streak + 1 : 0;
+      return streak >= 10 ? true : undefined;
+    });
+    assert.equal(await freshCreate('good'), 201);
   });
 });
