@@ -111,7 +111,7 @@ test('a JSONPatch is applied, decoded into the kind again, and annotated for aud
   wh.answer = (c) =>
     patch(c, [{ op: 'add', path: '/metadata/labels/team', value: 'a' }, { op: 'add', path: '/spec/notAField', value: 1 }], {
       warnings: ['labelled by the webhook'],
-      auditAnnotations: { reason: 'labelled' },
+      auditAnnotations: { reason: 'labelled', 'bad/key': 'dropped', 'bad key': 'dropped' },
     });
   const a = attributes(pods, 'CREATE', pod('p'));
   await h.mutating.admit!(a);
@@ -120,6 +120,7 @@ test('a JSONPatch is applied, decoded into the kind again, and annotated for aud
   assert.equal((a.object as unknown as { spec: Record<string, unknown> }).spec['notAField'], undefined);
   assert.deepEqual(a.warnings, ['labelled by the webhook']);
   assert.equal(a.annotations.get('label.example.com/reason'), 'labelled');
+  assert.deepEqual([...a.annotations.keys()].filter((k) => k.startsWith('label.example.com/')), ['label.example.com/reason']);
   assert.deepEqual(JSON.parse(a.annotations.get(`mutation.webhook.${ADMISSION}/round_0_index_0`)!), { configuration: 'cfg', webhook: 'label.example.com', mutated: true });
   const p = JSON.parse(a.annotations.get(`patch.webhook.${ADMISSION}/round_0_index_0`)!) as Record<string, unknown>;
   assert.equal(p['configuration'], 'cfg');

@@ -14,6 +14,7 @@ import type { Logger } from '../../server/logging.ts';
 import type { WebhookErrorType } from '../../server/metrics.ts';
 import type { KindDecoder } from '../../typed/index.ts';
 import { applyJsonPatch } from '../../patch/index.ts';
+import { isQualifiedName } from '../../registry/validation/names.ts';
 import type { AdmissionAttributes } from '../types.ts';
 import type { Webhook } from './hook.ts';
 import type { WebhookSource } from './config-index.ts';
@@ -162,7 +163,11 @@ async function callHook(d: DispatchDeps, hook: Webhook, inv: Invocation, attrs: 
   if (mutating && result.patch !== undefined && !isBase64(result.patch)) {
     throw new CallError('failed to call webhook: illegal base64 data in response.patch', errors.badRequest('error calling webhook'));
   }
-  for (const [k, val] of Object.entries(result.auditAnnotations)) attrs.annotate(`${hook.name}/${k}`, val);
+  for (const [k, val] of Object.entries(result.auditAnnotations)) {
+    // As the original's AddAnnotation: `<webhook name>/<key>`, a qualified name; others are dropped.
+    const key = `${hook.name}/${k}`;
+    if (key.split('/').length === 2 && isQualifiedName(key).length === 0) attrs.annotate(key, val);
+  }
   for (const w of result.warnings) {
     const safe = headerSafeWarning(w);
     if (safe !== undefined) attrs.warn(safe);
