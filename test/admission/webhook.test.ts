@@ -298,3 +298,24 @@ test('what a webhook sends cannot break the answer: warnings with control or non
   const text = await h.metrics.registry.metrics();
   assert.match(text, /rejection_count\{name="odd.example.com",operation="CREATE",type="validating",error_type="no_error",rejection_code="600"\} 1/);
 });
+
+test('a kept-alive connection the webhook drops as it is reused: sent again once on a new connection', async () => {
+  h.index.put('validating', configuration('cfg', [hook('reuse.example.com', wh.url(), wh.caBundle)]));
+  await h.validating.validate!(attributes(pods, 'CREATE', pod('first')));
+  const seen = new Set<string>();
+  wh.answer = (c) => {
+    if (seen.has(c.review.request.uid)) return allow(c);
+    seen.add(c.review.request.uid);
+    return 'reset';
+  };
+  await h.validating.validate!(attributes(pods, 'CREATE', pod('second')));
+  assert.equal(wh.calls.length, 3);
+  assert.equal(wh.calls[1]!.review.request.uid, wh.calls[2]!.review.request.uid);
+  // A fresh connection that fails is not tried again: failurePolicy decides.
+  h.close();
+  h = harness();
+  h.index.put('validating', configuration('cfg', [hook('reuse.example.com', wh.url(), wh.caBundle)]));
+  const e = await rejects(h.validating.validate!(attributes(pods, 'CREATE', pod('third'))));
+  assert.equal(e.code, 500);
+  assert.match(e.message, /failed calling webhook "reuse.example.com"/);
+});

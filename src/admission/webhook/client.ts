@@ -109,7 +109,8 @@ export class WebhookClients {
     return agent;
   }
 
-  #send(target: Target, caPem: string | undefined, body: string, timeoutMs: number): Promise<unknown> {
+  #send(target: Target, caPem: string | undefined, body: string, timeoutMs: number, retried = false): Promise<unknown> {
+    const started = Date.now();
     const payload = Buffer.from(body, 'utf8');
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -130,7 +131,9 @@ export class WebhookClients {
         clearTimeout(timer);
         reject(e);
       };
+      let answered = false;
       const req = https.request(target.url, { method: 'POST', agent: this.#agent(target, caPem), headers }, (res) => {
+        answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
@@ -171,7 +174,20 @@ export class WebhookClients {
         fail(callError('context deadline exceeded'));
         req.destroy();
       }, timeoutMs);
-      req.on('error', (err: NodeJS.ErrnoException) => fail(callError(dialMessage(err, target))));
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        // A kept-alive connection the webhook closed as we reused it: sent again once on a new one, as Go's
+        // transport retries a request that never reached the server.
+        if (!settled && !retried && !answered && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+          const left = timeoutMs - (Date.now() - started);
+          if (left > 0) {
+            settled = true;
+            clearTimeout(timer);
+            this.#send(target, caPem, body, left, true).then(resolve, reject);
+            return;
+          }
+        }
+        fail(callError(dialMessage(err, target)));
+      });
       req.end(payload);
     });
   }

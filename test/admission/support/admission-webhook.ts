@@ -22,7 +22,7 @@ export interface ReviewCall {
   readonly clientCN: string | undefined;
 }
 
-export type ReviewAnswer = { status?: number; body: unknown } | { raw: string; status?: number } | 'hang';
+export type ReviewAnswer = { status?: number; body: unknown } | { raw: string; status?: number } | 'hang' | 'reset';
 
 export interface AdmissionWebhookServer {
   readonly port: number;
@@ -124,6 +124,11 @@ export async function startAdmissionWebhook(opts: { dnsNames?: string[]; require
         const a = await hook.answer(call);
         if (a === 'hang') {
           hung.add(res);
+          return;
+        }
+        if (a === 'reset') {
+          // As a server closing a kept-alive connection the client just reused.
+          req.socket.destroy();
           return;
         }
         const body = 'raw' in a ? a.raw : JSON.stringify(a.body);
