@@ -10,7 +10,7 @@
  * server CPU per create from /proc (the original: kube-apiserver + etcd);
  * the webhook's CPU per call (this process) is reported apart.
  *
- *   node --import tsx loadtest/webhook/run.ts [--original=/path/to/kube-apiserver] [--out=<file>]
+ *   node --import tsx loadtest/webhook/run.ts [--original=/path/to/kube-apiserver] [--out=<file>]   (npm run bench:webhook)
  *
  * Knobs: BENCH_H2LOAD_SECONDS=6, BENCH_H2LOAD_RUNS=3, BENCH_H2LOAD_CLIENTS=32.
  * Writes loadtest/results/webhook.md.
