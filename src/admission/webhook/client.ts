@@ -79,11 +79,25 @@ export class WebhookClients {
     return { url, servername: serverName, hostHeader: `${serverName}:${svc.port}`, credentials: this.#credentials.forService(svc.name, svc.namespace, svc.port) };
   }
 
-  #agent(target: Target, caPem: string | undefined): https.Agent {
+  /** Agent keys per configuration's client config and host (hashing the CA on every call costs microseconds). */
+  readonly #keys = new WeakMap<ClientConfig, Map<string, string>>();
+
+  #agent(target: Target, cc: ClientConfig): https.Agent {
     const c = target.credentials;
-    const key = createHash('sha256')
-      .update(`${target.url.host}\u0000${target.servername ?? ''}\u0000${caPem ?? ''}\u0000${c?.clientCertPem ?? ''}\u0000${c?.clientKeyPem ?? ''}`)
-      .digest('base64');
+    const caPem = cc.caPem;
+    const where = `${target.url.host}\u0000${target.servername ?? ''}`;
+    let keys = this.#keys.get(cc);
+    if (keys === undefined) {
+      keys = new Map();
+      this.#keys.set(cc, keys);
+    }
+    let key = keys.get(where);
+    if (key === undefined) {
+      key = createHash('sha256').update(`${where}\u0000${caPem ?? ''}\u0000${c?.clientCertPem ?? ''}\u0000${c?.clientKeyPem ?? ''}`).digest('base64');
+      // A service's addresses change: keep a few per config, not every one ever seen.
+      if (keys.size >= 16) keys.clear();
+      keys.set(where, key);
+    }
     let agent = this.#agents.get(key);
     if (agent !== undefined) {
       // Most recently used last.
@@ -109,7 +123,7 @@ export class WebhookClients {
     return agent;
   }
 
-  #send(target: Target, caPem: string | undefined, body: string, timeoutMs: number, retried = false): Promise<unknown> {
+  #send(target: Target, cc: ClientConfig, body: string, timeoutMs: number, retried = false): Promise<unknown> {
     const started = Date.now();
     const payload = Buffer.from(body, 'utf8');
     const headers: Record<string, string> = {
@@ -132,7 +146,7 @@ export class WebhookClients {
         reject(e);
       };
       let answered = false;
-      const req = https.request(target.url, { method: 'POST', agent: this.#agent(target, caPem), headers }, (res) => {
+      const req = https.request(target.url, { method: 'POST', agent: this.#agent(target, cc), headers }, (res) => {
         answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
@@ -182,7 +196,7 @@ export class WebhookClients {
           if (left > 0) {
             settled = true;
             clearTimeout(timer);
-            this.#send(target, caPem, body, left, true).then(resolve, reject);
+            this.#send(target, cc, body, left, true).then(resolve, reject);
             return;
           }
         }
@@ -199,7 +213,7 @@ export class WebhookClients {
     target.url.searchParams.set('timeout', `${timeoutSeconds}s`);
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new CallError(`failed to call webhook: Post "${target.url.href}": context deadline exceeded`, errors.badRequest('error calling webhook'));
-    return this.#send(target, cc.caPem, body, remaining);
+    return this.#send(target, cc, body, remaining);
   }
 }
 
