@@ -20,6 +20,30 @@ import { KNOWN_ADMISSION_PLUGINS, admissionPluginEnabled } from './plugin-names.
 import { namespaceLifecycleFactory } from './plugins/namespace-lifecycle.ts';
 import { alwaysAdmitFactory } from './plugins/always-admit.ts';
 import { mutatingWebhookFactory, validatingWebhookFactory } from './webhook/plugin.ts';
+import { serviceAccountFactory } from './plugins/service-account.ts';
+import { taintNodesByConditionFactory } from './plugins/taint-nodes-by-condition.ts';
+import { priorityFactory } from './plugins/priority.ts';
+import { defaultTolerationSecondsFactory } from './plugins/default-toleration-seconds.ts';
+import { runtimeClassFactory } from './plugins/runtime-class.ts';
+import { podNodeSelectorFactory } from './plugins/pod-node-selector.ts';
+import { podTolerationRestrictionFactory } from './plugins/pod-toleration-restriction.ts';
+import { extendedResourceTolerationFactory } from './plugins/extended-resource-toleration.ts';
+import { alwaysPullImagesFactory } from './plugins/always-pull-images.ts';
+import { namespaceAutoProvisionFactory } from './plugins/namespace-auto-provision.ts';
+import { namespaceExistsFactory } from './plugins/namespace-exists.ts';
+import { alwaysDenyFactory } from './plugins/always-deny.ts';
+import { podSecurityFactory } from './plugins/pod-security/index.ts';
+import { defaultStorageClassFactory } from './plugins/default-storage-class.ts';
+import { defaultIngressClassFactory } from './plugins/default-ingress-class.ts';
+import { storageObjectInUseProtectionFactory } from './plugins/storage-object-in-use-protection.ts';
+import { persistentVolumeClaimResizeFactory } from './plugins/persistent-volume-claim-resize.ts';
+import { certificateApprovalFactory } from './plugins/certificate-approval.ts';
+import { certificateSigningFactory } from './plugins/certificate-signing.ts';
+import { certificateSubjectRestrictionFactory } from './plugins/certificate-subject-restriction.ts';
+import { denyServiceExternalIPsFactory } from './plugins/deny-service-external-ips.ts';
+import { nodeRestrictionFactory } from './plugins/node-restriction.ts';
+import { ownerReferencesPermissionEnforcementFactory } from './plugins/owner-references-permission-enforcement.ts';
+import { eventRateLimitFactory } from './plugins/event-rate-limit.ts';
 
 /** What a plugin may use, in the serving thread that runs it. */
 export interface AdmissionDeps {
@@ -55,6 +79,30 @@ export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   alwaysAdmitFactory,
   mutatingWebhookFactory,
   validatingWebhookFactory,
+  podSecurityFactory,
+  defaultStorageClassFactory,
+  defaultIngressClassFactory,
+  storageObjectInUseProtectionFactory,
+  persistentVolumeClaimResizeFactory,
+  certificateApprovalFactory,
+  certificateSigningFactory,
+  certificateSubjectRestrictionFactory,
+  denyServiceExternalIPsFactory,
+  nodeRestrictionFactory,
+  ownerReferencesPermissionEnforcementFactory,
+  eventRateLimitFactory,
+  serviceAccountFactory,
+  taintNodesByConditionFactory,
+  priorityFactory,
+  defaultTolerationSecondsFactory,
+  runtimeClassFactory,
+  podNodeSelectorFactory,
+  podTolerationRestrictionFactory,
+  extendedResourceTolerationFactory,
+  alwaysPullImagesFactory,
+  namespaceAutoProvisionFactory,
+  namespaceExistsFactory,
+  alwaysDenyFactory,
 ];
 
 /** The names this server runs (plugin-names.ts refuses to enable any other). */

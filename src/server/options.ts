@@ -26,6 +26,8 @@ export interface ServerOptions {
   storageBackend: 'embedded' | 'etcd3';
   /** Cut a damaged embedded WAL at the damage instead of refusing to start (drops what follows; logged). */
   embeddedWalRepair: boolean;
+  /** EncryptionConfiguration file: encryption at rest (src/storage/encryption); absent: values stored as they are. */
+  encryptionProviderConfig: string | undefined;
   etcdServers: string[];
   etcdPrefix: string;
   etcdCompactionIntervalMs: number;
@@ -82,7 +84,11 @@ export interface ServerOptions {
   runtimeConfig: Map<string, boolean>;
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
-  /** AdmissionConfiguration file: per-plugin configuration (webhook credentials; spec 5.9, 9.4). */
+  /** `--default-not-ready-toleration-seconds` (DefaultTolerationSeconds; default 300). */
+  defaultNotReadyTolerationSeconds: number;
+  /** `--default-unreachable-toleration-seconds` (DefaultTolerationSeconds; default 300). */
+  defaultUnreachableTolerationSeconds: number;
+  /** `--admission-control-config-file`: the AdmissionConfiguration file (per-plugin configuration). */
   admissionControlConfigFile: string | undefined;
   logLevel: string;
   /** Extra SANs for the generated serving certificate. */
@@ -193,6 +199,10 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     boolean: true,
     help: 'start even if the embedded store is damaged, by cutting its log at the damage (writes after it are lost; logged, the cut bytes kept as .broken files); for one start only, see ops/runbook.md',
   },
+  'encryption-provider-config': {
+    set: (o, v) => (o.encryptionProviderConfig = v),
+    help: 'file with the EncryptionConfiguration: how objects are encrypted at rest per resource (identity, aescbc, aesgcm, secretbox, kms v1/v2)',
+  },
   'etcd-servers': { set: (o, v) => (o.etcdServers = list(v)), help: 'etcd client URLs, comma-separated' },
   'etcd-prefix': { set: (o, v) => (o.etcdPrefix = v), help: 'key prefix in etcd' },
   'etcd-compaction-interval': { set: (o, v) => (o.etcdCompactionIntervalMs = parseDuration(v)), help: 'interval of storage compaction (0 = never)' },
@@ -287,7 +297,15 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   },
   'enable-admission-plugins': { set: (o, v) => (o.enableAdmissionPlugins = list(v)), help: 'admission plugins to enable besides the defaults' },
   'disable-admission-plugins': { set: (o, v) => (o.disableAdmissionPlugins = list(v)), help: 'admission plugins to disable' },
-  'admission-control-config-file': { set: (o, v) => (o.admissionControlConfigFile = v), help: 'file with the admission plugins\' configuration (AdmissionConfiguration)' },
+  'default-not-ready-toleration-seconds': {
+    set: (o, v) => (o.defaultNotReadyTolerationSeconds = int('default-not-ready-toleration-seconds', -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)(v)),
+    help: 'tolerationSeconds of the not-ready:NoExecute toleration added to pods without one (default 300)',
+  },
+  'default-unreachable-toleration-seconds': {
+    set: (o, v) => (o.defaultUnreachableTolerationSeconds = int('default-unreachable-toleration-seconds', -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)(v)),
+    help: 'tolerationSeconds of the unreachable:NoExecute toleration added to pods without one (default 300)',
+  },
+  'admission-control-config-file': { set: (o, v) => (o.admissionControlConfigFile = v), help: 'file with admission control configuration (AdmissionConfiguration: per-plugin configuration)' },
   'log-level': { set: (o, v) => (o.logLevel = v), help: 'trace, debug, info, warn, error' },
   'watch-cache-retention': { set: (o, v) => (o.watchCacheRetentionMs = parseDuration(v)), help: 'how long watch caches keep events (default 5m0s)' },
   'watch-bookmark-interval': { set: (o, v) => (o.watchBookmarkIntervalMs = parseDuration(v)), help: 'interval of watch bookmarks (default 1m0s)' },
@@ -380,6 +398,7 @@ export function defaultOptions(): ServerOptions {
     apiFlavor: DEFAULT_API_FLAVOR,
     storageBackend: 'embedded',
     embeddedWalRepair: false,
+    encryptionProviderConfig: undefined,
     etcdServers: [],
     etcdPrefix: '/registry',
     etcdCompactionIntervalMs: 5 * 60_000,
@@ -418,6 +437,8 @@ export function defaultOptions(): ServerOptions {
     runtimeConfig: new Map(),
     enableAdmissionPlugins: [],
     disableAdmissionPlugins: [],
+    defaultNotReadyTolerationSeconds: 300,
+    defaultUnreachableTolerationSeconds: 300,
     admissionControlConfigFile: undefined,
     logLevel: 'info',
     tlsSanHosts: [],

@@ -123,11 +123,13 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
   try {
     // Admission and the generic store.
     const generic: { store?: GenericStore; authorizer?: Authorizer; metrics?: ApiserverMetrics } = {};
+    const lookup = new WatchCacheLookup(registry, () => generic.store!);
+    cleanups.push(() => lookup.close());
     const admission = await buildAdmissionChain({
       opts,
       logger,
       registry,
-      lookup: new WatchCacheLookup(registry, () => generic.store!),
+      lookup,
       store: () => generic.store!,
       authorizer: () => generic.authorizer!,
       metrics: () => generic.metrics,
@@ -191,7 +193,6 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       tokenFilePath: inp.tokenFilePath,
       objects,
       serviceAccounts: serviceAccounts.config,
-      publicPaths: new Set(serviceAccounts.documents.keys()),
     });
     cleanups.push(() => authn.close());
     inp.reviews.tokenReviews.bind(authn.tokenReviewer);

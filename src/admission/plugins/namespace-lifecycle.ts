@@ -53,7 +53,8 @@ export const namespaceLifecycleFactory: AdmissionPluginFactory = {
     const namespaces = deps.lookup.type('', 'v1', 'namespaces')!;
     return namespaceLifecycle({
       async phase(name) {
-        const ns = await deps.lookup.get(namespaces, '', name);
+        // Live: a namespace marked for deletion a moment ago must already refuse new content.
+        const ns = await deps.lookup.get(namespaces, '', name, { live: true });
         if (ns === null) return undefined;
         return ns.metadata.deletionTimestamp ? 'Terminating' : 'Active';
       },
