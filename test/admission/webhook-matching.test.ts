@@ -259,7 +259,10 @@ test('admission configuration file: per-host credentials (token, client certific
     assert.doesNotMatch(e.message, /secret-token/);
     // A configuration of another kind is refused.
     const wrong = await secure.write('wrong.yaml', `apiVersion: ${apiGroup('apiserver.config')}/v1\nkind: Other\n`);
-    await assert.rejects(webhookCredentials(wrong, 'ValidatingAdmissionWebhook'), AdmissionConfigError);
+    await assert.rejects(webhookCredentials(wrong, 'ValidatingAdmissionWebhook'), /must be kind AdmissionConfiguration/);
+    // A plugin entry of another kind is refused too.
+    const otherKind = await secure.write('other-kind.yaml', [`apiVersion: ${apiGroup('apiserver.config')}/v1`, 'kind: AdmissionConfiguration', 'plugins:', '- name: ValidatingAdmissionWebhook', '  configuration:', '    kind: Something', ''].join('\n'));
+    await assert.rejects(webhookCredentials(otherKind, 'ValidatingAdmissionWebhook'), AdmissionConfigError);
   } finally {
     await secure.close();
   }

@@ -1,8 +1,7 @@
 /**
- * The admission configuration file (`--admission-control-config-file`,
- * spec 5.9 and 9.4): `AdmissionConfiguration` (apiserver.config.<suffix>/v1,
- * or the older apiserver.<suffix>/v1alpha1) lists per-plugin configuration,
- * inline or in a file; the webhook plugins' `WebhookAdmissionConfiguration`
+ * The webhook plugins' part of the admission configuration file
+ * (`--admission-control-config-file`, spec 5.9 and 9.4; the file itself is
+ * read by src/admission/admission-config.ts): the webhook plugins' `WebhookAdmissionConfiguration`
  * (older: `WebhookAdmission`) names a kubeconfig whose users are credentials
  * per webhook host, looked up as the original's AuthenticationInfoResolver:
  * exact `host:port` (services: `<name>.<namespace>.svc:<port>`), then
@@ -11,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { apiGroup } from '../../naming/index.ts';
+import { admissionPluginConfig } from '../admission-config.ts';
 
 /** What the server presents to one webhook host. */
 export interface WebhookCredentials {
@@ -27,7 +26,6 @@ export class AdmissionConfigError extends Error {}
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const CONFIG_GROUPS = [`${apiGroup('apiserver.config')}/v1`, `${apiGroup('apiserver')}/v1alpha1`];
 const WEBHOOK_KINDS = ['WebhookAdmissionConfiguration', 'WebhookAdmission'];
 
 function parseYaml(text: string, what: string): unknown {
@@ -44,34 +42,6 @@ async function readText(file: string, what: string): Promise<string> {
   } catch (err) {
     throw new AdmissionConfigError(`${what}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-}
-
-/** Plugin name → its configuration document (already read from `path` when given), from the file. */
-export async function readAdmissionConfig(file: string): Promise<Map<string, { config: Obj; dir: string }>> {
-  const what = `--admission-control-config-file ${file}`;
-  const doc = parseYaml(await readText(file, what), what);
-  if (!isObj(doc)) throw new AdmissionConfigError(`${what}: expected a mapping`);
-  const av = doc['apiVersion'];
-  if (doc['kind'] !== 'AdmissionConfiguration' || typeof av !== 'string' || !CONFIG_GROUPS.includes(av)) {
-    throw new AdmissionConfigError(`${what}: expected kind AdmissionConfiguration in ${CONFIG_GROUPS.join(' or ')}`);
-  }
-  const dir = path.dirname(path.resolve(file));
-  const out = new Map<string, { config: Obj; dir: string }>();
-  const plugins = doc['plugins'];
-  if (plugins !== undefined && plugins !== null && !Array.isArray(plugins)) throw new AdmissionConfigError(`${what}: plugins must be a list`);
-  for (const p of (plugins as unknown[] | undefined) ?? []) {
-    if (!isObj(p) || typeof p['name'] !== 'string' || p['name'] === '') throw new AdmissionConfigError(`${what}: every plugin entry needs a name`);
-    const name = p['name'];
-    if (isObj(p['configuration'])) {
-      out.set(name, { config: p['configuration'], dir });
-    } else if (typeof p['path'] === 'string' && p['path'] !== '') {
-      const full = path.resolve(dir, p['path']);
-      const sub = parseYaml(await readText(full, `${what}: plugin ${name}`), `${what}: plugin ${name}`);
-      if (!isObj(sub)) throw new AdmissionConfigError(`${what}: plugin ${name}: expected a mapping in ${full}`);
-      out.set(name, { config: sub, dir: path.dirname(full) });
-    }
-  }
-  return out;
 }
 
 /** Per-host credentials of a webhook plugin. */
@@ -161,9 +131,12 @@ export async function readCredentialsKubeconfig(file: string): Promise<Credentia
 /** The credentials a webhook plugin (`MutatingAdmissionWebhook`, `ValidatingAdmissionWebhook`) uses, from the flag's file. */
 export async function webhookCredentials(configFile: string | undefined, plugin: string): Promise<CredentialResolver> {
   if (configFile === undefined || configFile === '') return new CredentialResolver();
-  const entry = (await readAdmissionConfig(configFile)).get(plugin);
-  if (entry === undefined) return new CredentialResolver();
-  const { config, dir } = entry;
+  // The file itself is read as every plugin reads it (src/admission/admission-config.ts).
+  const entry = admissionPluginConfig(configFile, plugin);
+  if (entry === undefined || entry === null) return new CredentialResolver();
+  if (!isObj(entry)) throw new AdmissionConfigError(`--admission-control-config-file: plugin ${plugin}: expected a mapping`);
+  const config = entry;
+  const dir = path.dirname(path.resolve(configFile));
   if (typeof config['kind'] === 'string' && !WEBHOOK_KINDS.includes(config['kind'])) {
     throw new AdmissionConfigError(`--admission-control-config-file: plugin ${plugin}: expected kind ${WEBHOOK_KINDS[0]}, got ${config['kind']}`);
   }
