@@ -124,7 +124,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
   };
   try {
     // Admission and the generic store.
-    const generic: { store?: GenericStore; authorizer?: Authorizer } = {};
+    const generic: { store?: GenericStore; authorizer?: Authorizer; metrics?: ApiserverMetrics } = {};
     const lookup = new WatchCacheLookup(registry, () => generic.store!);
     cleanups.push(() => lookup.close());
     const admission = await buildAdmissionChain({
@@ -134,6 +134,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       lookup,
       store: () => generic.store!,
       authorizer: () => generic.authorizer!,
+      metrics: () => generic.metrics,
       onClose: (c) => cleanups.push(c),
     });
     let openapi = buildOpenApi(registry);
@@ -176,6 +177,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
     });
     const metrics = createMetrics({ defaultMetrics: inp.defaultMetrics ?? true });
+    generic.metrics = metrics;
     router.observe = (op, resource, seconds) => metrics.observeStorageRequest(op, resource, seconds);
     const threadRequests = new Counter({
       name: 'apiserver_frontend_thread_requests_total',
