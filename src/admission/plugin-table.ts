@@ -18,6 +18,8 @@ import { AdmissionChain } from './chain.ts';
 import { KNOWN_ADMISSION_PLUGINS, admissionPluginEnabled } from './plugin-names.ts';
 import { namespaceLifecycleFactory } from './plugins/namespace-lifecycle.ts';
 import { alwaysAdmitFactory } from './plugins/always-admit.ts';
+import { limitRangerFactory } from './plugins/limit-ranger.ts';
+import { resourceQuotaFactory } from './plugins/resource-quota/index.ts';
 
 /** What a plugin may use, in the serving thread that runs it. */
 export interface AdmissionDeps {
@@ -46,7 +48,12 @@ export interface AdmissionPluginFactory {
   create(deps: AdmissionDeps): AdmissionPlugin | Promise<AdmissionPlugin>;
 }
 
-export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [namespaceLifecycleFactory, alwaysAdmitFactory];
+export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
+  namespaceLifecycleFactory,
+  alwaysAdmitFactory,
+  limitRangerFactory,
+  resourceQuotaFactory,
+];
 
 /** The names this server runs (plugin-names.ts refuses to enable any other). */
 export const BUILT_PLUGIN_NAMES: readonly string[] = PLUGIN_FACTORIES.map((f) => f.name);

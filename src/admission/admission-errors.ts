@@ -1,0 +1,22 @@
+/**
+ * admission.NewForbidden as the original: `<resource> "<name>" is
+ * forbidden: <why>`, where the name is the object's, or its generateName
+ * when the name is not generated yet, or "Unknown" without an object.
+ */
+import { errors, type StatusError } from '../api/status.ts';
+import type { AdmissionAttributes } from './types.ts';
+
+export function admissionForbidden(attrs: AdmissionAttributes, why: string): StatusError {
+  const obj = attrs.object ?? attrs.oldObject;
+  let name = 'Unknown';
+  if (obj !== null) {
+    if (obj.metadata.name) name = obj.metadata.name;
+    else if (obj.metadata.generateName) name = obj.metadata.generateName;
+  }
+  return errors.forbidden(attrs.resourceType.group, attrs.resourceType.resource, name, why);
+}
+
+/** utilerrors.NewAggregate's message: one error alone, several in brackets. */
+export function aggregateMessage(messages: readonly string[]): string {
+  return messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
+}
