@@ -22,6 +22,7 @@ import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
 import { ShardRouter } from '../../shards/router.ts';
 import type { StoreConfig } from '../storage/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
+import { ResourceQuotaController } from '../controllers/resource-quota-controller.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
@@ -161,6 +162,12 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
+    // Quota status (hard from spec, used recounted from the objects) that ResourceQuota admission charges against.
+    if (registry.lookup('', 'v1', 'resourcequotas') !== undefined) {
+      const quotaController = new ResourceQuotaController(genericStore, registry, logger);
+      cleanups.push(() => quotaController.stop());
+      await quotaController.start();
+    }
     const services = registry.lookup('', 'v1', 'services');
     if (services !== undefined) {
       const allocation = await startServiceAllocation({
