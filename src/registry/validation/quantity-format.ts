@@ -67,7 +67,8 @@ export function formatQuantity(q: Quantity): string {
 }
 
 export function addQuantities(a: Quantity, b: Quantity): Quantity {
-  return { nano: a.nano + b.nano, format: a.format };
+  // A zero takes the format of what is added to it (Quantity.Add).
+  return { nano: a.nano + b.nano, format: a.nano === 0n ? b.format : a.format };
 }
 
 export function subtractQuantities(a: Quantity, b: Quantity): Quantity {
