@@ -203,7 +203,7 @@ test('the plugin: pods on create only, claims on create and update, never subres
     assert.equal(err.message, 'pods "testPod" is forbidden: [minimum cpu usage per Container is 50m.  No request is specified, minimum memory usage per Container is 10Mi.  No request is specified]');
   }
   // No LimitRange in the namespace: nothing set, nothing refused.
-  const other = { ...validPod('x', 1, {}), metadata: { name: 'x', namespace: 'other' } };
+  const other: KObject = { ...validPod('x', 1, {}), metadata: { name: 'x', namespace: 'other' } };
   plugin.admit!({ ...attrs(other), namespace: 'other' });
   plugin.validate!({ ...attrs(other), namespace: 'other' });
   assert.equal(other.metadata.annotations, undefined);
