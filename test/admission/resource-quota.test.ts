@@ -294,3 +294,29 @@ test('requests arriving together are checked in one batch: the quota is filled e
   // One write carried the whole batch.
   assert.equal(access.updates.length, 1);
 });
+
+test('ResourceQuota validation (the type strategy): names, values, scopes, selectors, immutable scopes', async () => {
+  const { resourceQuotaStrategy } = await import('../../src/registry/strategies/resourcequotas.ts');
+  const ctx = { user: undefined, now: '2024-01-01T00:00:00Z', dryRun: false, subresource: '' };
+  const msgs = (spec: Record<string, unknown>): string[] =>
+    resourceQuotaStrategy.validate!({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'test' }, spec }, ctx).map((e) => `${e.field}: ${e.message}`);
+  assert.deepEqual(msgs({ hard: { cpu: '1', pods: '10', 'count/deployments.apps': '2', 'requests.hugepages-2Mi': '1Gi', 'example.com/gpu': '2' } }), []);
+  assert.deepEqual(msgs({ hard: { pods: '-1' } }), ['spec.hard[pods]: Invalid value: "-1": must be greater than or equal to 0']);
+  assert.deepEqual(msgs({ hard: { pods: '1.5' } }), ['spec.hard[pods]: Invalid value: "1.5": must be an integer']);
+  assert.deepEqual(msgs({ hard: { bogus: '1' } }), ['spec.hard[bogus]: Invalid value: "bogus": must be a standard resource for quota']);
+  assert.deepEqual(msgs({ hard: { pods: '1' }, scopes: ['Bogus'] }), ['spec.scopes: Invalid value: []core.ResourceQuotaScope{"Bogus"}: unsupported scope']);
+  assert.deepEqual(msgs({ hard: { cpu: '1' }, scopes: ['BestEffort'] }), ['spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort"}: unsupported scope applied to resource']);
+  assert.deepEqual(msgs({ hard: { pods: '1' }, scopes: ['BestEffort', 'NotBestEffort'] }), ['spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort"}: conflicting scopes']);
+  assert.deepEqual(msgs({ hard: { pods: '1' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In' }] } }), [
+    "spec.scopeSelector.matchExpressions.values: Required value: must be at least one value when `operator` is 'In' or 'NotIn' for scope selector",
+  ]);
+  assert.deepEqual(msgs({ hard: { pods: '1' }, scopeSelector: { matchExpressions: [{ scopeName: 'Terminating', operator: 'In', values: ['x'] }] } }), [
+    "spec.scopeSelector.matchExpressions.operator: Invalid value: \"In\": must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity",
+  ]);
+  const old: KObject = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'test' }, spec: { hard: { pods: '1' }, scopes: ['BestEffort'] } };
+  const changed: KObject = { ...old, spec: { hard: { pods: '1' }, scopes: ['NotBestEffort'] } };
+  assert.deepEqual(
+    resourceQuotaStrategy.validateUpdate!(changed, old, ctx).map((e) => e.message),
+    ['Invalid value: []core.ResourceQuotaScope{"NotBestEffort"}: field is immutable'],
+  );
+});
