@@ -50,3 +50,17 @@ test('Value and MilliValue round up', () => {
   assert.equal(quantityMilliValue(toQuantity('1n')!), 1n);
   assert.equal(quantityValue(toQuantity('2Ki')!), 2048n);
 });
+
+test('huge and tiny exponents are capped and rounded as the original, never expanded (no request can stall a thread)', async () => {
+  const { parseQuantity } = await import('../../src/registry/validation/quantity.ts');
+  const max = (2n ** 63n - 1n) * 10n ** 9n;
+  assert.equal(parseQuantity('1e999999999'), max);
+  assert.equal(parseQuantity('-1e999999999'), -max);
+  assert.equal(parseQuantity('9223372036854775808'), max);
+  assert.equal(parseQuantity('1e-999999999'), 1n);
+  assert.equal(parseQuantity(`0.${'0'.repeat(100000)}1`), 1n);
+  assert.equal(parseQuantity(`1${'0'.repeat(100000)}`), max);
+  assert.equal(parseQuantity('12e-10'), 2n);
+  assert.equal(parseQuantity('0.000'), 0n);
+  assert.equal(formatQuantity(toQuantity('1e999999999')!), '9223372036854775807');
+});
