@@ -138,3 +138,46 @@ test('LimitRanger: defaults applied and annotated (seen through kubectl), max en
   assert.notEqual(tooBig.code, 0);
   assert.match(tooBig.stderr, /pods "big" is forbidden: maximum cpu usage per Container is 1, but limit is 2/);
 });
+
+test('the controller counts what exists before the quota: live pods by scope and compute, object counts of other groups; an ended pod releases its compute', async () => {
+  const ns = 'quota-e2e-count';
+  assert.equal((await srv.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status, 201);
+  const mk = async (path: string, body: Record<string, unknown>): Promise<void> => {
+    const r = await srv.request('POST', `/api/v1/namespaces/${ns}/${path}`, body);
+    assert.equal(r.status, 201, r.body);
+  };
+  await mk('pods', pod('besteffort'));
+  await mk('pods', pod('burstable', { requests: { cpu: '250m', memory: '64Mi' } }));
+  await mk('pods', pod('job', { requests: { cpu: '500m' } }));
+  const deployment = (name: string): Record<string, unknown> => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+  });
+  const d = await srv.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, deployment('d1'));
+  assert.equal(d.status, 201, d.body);
+  const quotas: Array<[string, Record<string, unknown>]> = [
+    ['all', { hard: { pods: '10', 'requests.cpu': '4', 'requests.memory': '1Gi', 'count/deployments.apps': '1' } }],
+    ['besteffort', { hard: { pods: '10' }, scopes: ['BestEffort'] }],
+    ['notbesteffort', { hard: { pods: '10', 'requests.cpu': '4' }, scopes: ['NotBestEffort'] }],
+  ];
+  for (const [name, spec] of quotas) await mk('resourcequotas', { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name }, spec });
+  const usedOf = async (name: string): Promise<Record<string, string> | undefined> =>
+    (await srv.request('GET', `/api/v1/namespaces/${ns}/resourcequotas/${name}`)).json<{ status?: { used?: Record<string, string> } }>().status?.used;
+  await until('all three counted', async () => ((await usedOf('notbesteffort')) !== undefined && (await usedOf('besteffort')) !== undefined && (await usedOf('all')) !== undefined ? true : undefined));
+  assert.deepEqual(await usedOf('all'), { 'count/deployments.apps': '1', pods: '3', 'requests.cpu': '750m', 'requests.memory': '64Mi' });
+  assert.deepEqual(await usedOf('besteffort'), { pods: '1' });
+  assert.deepEqual(await usedOf('notbesteffort'), { pods: '2', 'requests.cpu': '750m' });
+  const full = await srv.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, deployment('d2'));
+  assert.equal(full.status, 403);
+  assert.match(full.json<{ message: string }>().message, /^deployments\.apps "d2" is forbidden: exceeded quota: all, requested: count\/deployments\.apps=1, used: count\/deployments\.apps=1, limited: count\/deployments\.apps=1$/);
+  // The pod ends: its compute and its place in `pods` are released (count/pods would keep it).
+  const ended = await srv.request('PUT', `/api/v1/namespaces/${ns}/pods/burstable/status`, {
+    ...(await srv.request('GET', `/api/v1/namespaces/${ns}/pods/burstable`)).json(),
+    status: { phase: 'Succeeded' },
+  });
+  assert.equal(ended.status, 200, ended.body);
+  await until('compute released', async () => ((await usedOf('all'))?.['requests.cpu'] === '500m' ? true : undefined));
+  assert.deepEqual(await usedOf('all'), { 'count/deployments.apps': '1', pods: '2', 'requests.cpu': '500m', 'requests.memory': '0' });
+});
