@@ -20,3 +20,16 @@ export function admissionForbidden(attrs: AdmissionAttributes, why: string): Sta
 export function aggregateMessage(messages: readonly string[]): string {
   return messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
 }
+
+/** How long a plugin waits for its index before refusing, as the original's WaitForReady (10 s). */
+export const READY_TIMEOUT_MS = 10_000;
+
+/** Resolves true once `ready` settles, false after `timeoutMs`. */
+export function readyWithin(ready: Promise<void>, timeoutMs = READY_TIMEOUT_MS): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+    timer.unref();
+  });
+  return Promise.race([ready.then(() => true), late]).finally(() => clearTimeout(timer));
+}

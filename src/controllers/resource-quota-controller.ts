@@ -85,15 +85,18 @@ export class ResourceQuotaController {
     this.#quotas = new WatchedObjects(rt, () => store);
   }
 
+  #typesCache: Tracked[] | null = null;
+
   /** The namespaced types quota can count, one per group and resource. */
   #types(): Tracked[] {
+    if (this.#typesCache !== null) return this.#typesCache;
     const seen = new Map<string, Tracked>();
     for (const rt of this.#registry.types) {
       if (!rt.namespaced || ignoredByQuota(rt.group, rt.resource, rt.virtual)) continue;
       const key = `${rt.group}/${rt.resource}`;
       if (!seen.has(key)) seen.set(key, { rt, evaluator: evaluatorFor(rt.group, rt.resource) });
     }
-    return [...seen.values()];
+    return (this.#typesCache = [...seen.values()]);
   }
 
   async start(): Promise<void> {
@@ -110,11 +113,16 @@ export class ResourceQuotaController {
       const hard = resourceListFrom(spec['hard']);
       const specChanged = c.old === undefined || !equals(resourceListFrom(obj(c.old['spec'])?.['hard']), hard);
       if (specChanged || !equals(resourceListFrom(status['hard']), hard) || status['used'] === undefined) this.enqueue(key);
-      this.#ensureFeeds();
+      // Status writes (one per admitted charge) change nothing the feeds depend on.
+      if (specChanged) this.#ensureFeeds([...hard.keys()]);
     });
     this.#quotas.start();
     await this.#quotas.ready;
-    this.#ensureFeeds();
+    const hard = new Set<string>();
+    for (const ns of this.#quotas.namespaces()) {
+      for (const q of this.#quotas.in(ns).values()) for (const k of Object.keys(obj(obj(q['spec'])?.['hard']) ?? {})) hard.add(k);
+    }
+    this.#ensureFeeds([...hard]);
     this.#resyncTimer = setInterval(() => this.#enqueueAll(), this.#resyncMs);
     this.#resyncTimer.unref();
   }
@@ -131,16 +139,12 @@ export class ResourceQuotaController {
     }
   }
 
-  /** Watches deletions of every type some quota tracks (started once a quota names it). */
-  #ensureFeeds(): void {
-    const hard = new Set<string>();
-    for (const ns of this.#quotas.namespaces()) {
-      for (const q of this.#quotas.in(ns).values()) for (const k of Object.keys(obj(obj(q['spec'])?.['hard']) ?? {})) hard.add(k);
-    }
-    if (hard.size === 0) return;
+  /** Watches deletions of every type that quota resource names `hard` track (each started once). */
+  #ensureFeeds(hard: readonly string[]): void {
+    if (hard.length === 0) return;
     for (const t of this.#types()) {
       const key = `${t.rt.group}/${t.rt.resource}`;
-      if (this.#feeds.has(key) || t.evaluator.matchingResources([...hard]).length === 0) continue;
+      if (this.#feeds.has(key) || t.evaluator.matchingResources(hard).length === 0) continue;
       const feed = { watch: null as { close(): void } | null, timer: null as NodeJS.Timeout | null };
       this.#feeds.set(key, feed);
       void this.#startFeed(t, feed);

@@ -174,7 +174,7 @@ test('the controller counts what exists before the quota: live pods by scope and
   assert.match(full.json<{ message: string }>().message, /^deployments\.apps "d2" is forbidden: exceeded quota: all, requested: count\/deployments\.apps=1, used: count\/deployments\.apps=1, limited: count\/deployments\.apps=1$/);
   // The pod ends: its compute and its place in `pods` are released (count/pods would keep it).
   const ended = await srv.request('PUT', `/api/v1/namespaces/${ns}/pods/burstable/status`, {
-    ...(await srv.request('GET', `/api/v1/namespaces/${ns}/pods/burstable`)).json(),
+    ...(await srv.request('GET', `/api/v1/namespaces/${ns}/pods/burstable`)).json<Record<string, unknown>>(),
     status: { phase: 'Succeeded' },
   });
   assert.equal(ended.status, 200, ended.body);

@@ -320,3 +320,9 @@ test('ResourceQuota validation (the type strategy): names, values, scopes, selec
     ['Invalid value: []core.ResourceQuotaScope{"NotBestEffort"}: field is immutable'],
   );
 });
+
+test('a plugin whose index never becomes ready refuses instead of waiting forever (readyWithin)', async () => {
+  const { readyWithin } = await import('../../src/admission/admission-errors.ts');
+  assert.equal(await readyWithin(new Promise<void>(() => undefined), 20), false);
+  assert.equal(await readyWithin(Promise.resolve(), 20), true);
+});

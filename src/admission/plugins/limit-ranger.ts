@@ -22,7 +22,7 @@ import { defaultLimitRangeItem } from '../../registry/strategies/limitranges.ts'
 import { formatQuantity, quantityMilliValue, quantityValue, toQuantity, type Quantity } from '../../registry/validation/quantity-format.ts';
 import { add, max, resourceListFrom, type ResourceList } from './resource-quota/resource-list.ts';
 import { WatchedObjects } from '../watched-objects.ts';
-import { admissionForbidden, aggregateMessage } from '../admission-errors.ts';
+import { admissionForbidden, aggregateMessage, readyWithin } from '../admission-errors.ts';
 import { names } from '../../naming/index.ts';
 
 export const LIMIT_RANGER_ANNOTATION = `${names.domain}/limit-ranger`;
@@ -60,11 +60,11 @@ function itemsOf(lr: KObject): Item[] {
 }
 
 export function limitRanger(source: LimitRangeSource): AdmissionPlugin {
-  const rangesOf = async (namespace: string): Promise<readonly KObject[]> => {
-    let got = source.forNamespace(namespace);
+  const rangesOf = async (attrs: AdmissionAttributes): Promise<readonly KObject[]> => {
+    let got = source.forNamespace(attrs.namespace);
     if (got === undefined) {
-      await source.ready;
-      got = source.forNamespace(namespace) ?? [];
+      if (!(await readyWithin(source.ready))) throw admissionForbidden(attrs, 'not yet ready to handle request');
+      got = source.forNamespace(attrs.namespace) ?? [];
     }
     return got;
   };
@@ -79,7 +79,7 @@ export function limitRanger(source: LimitRangeSource): AdmissionPlugin {
         if (ranges.length > 0) mutatePod(attrs.object, ranges);
         return;
       }
-      return rangesOf(attrs.namespace).then((r) => {
+      return rangesOf(attrs).then((r) => {
         if (r.length > 0 && attrs.object !== null) mutatePod(attrs.object, r);
       });
     },
@@ -90,7 +90,7 @@ export function limitRanger(source: LimitRangeSource): AdmissionPlugin {
         if (ranges.length > 0) check(attrs, ranges);
         return;
       }
-      return rangesOf(attrs.namespace).then((r) => check(attrs, r));
+      return rangesOf(attrs).then((r) => check(attrs, r));
     },
   };
 }

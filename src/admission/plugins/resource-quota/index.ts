@@ -30,6 +30,7 @@ import { WatchedObjects } from '../../watched-objects.ts';
 import { evaluatorFor, ignoredByQuota, type Evaluator } from './evaluators.ts';
 import { checkRequest, quotaState, type QuotaState } from './check.ts';
 import { equals, resourceListJson } from './resource-list.ts';
+import { admissionForbidden, readyWithin } from '../../admission-errors.ts';
 
 /** Conflicted rounds before a request fails with the conflict (the original retries 3 times; several servers contend more). */
 export const QUOTA_RETRIES = 8;
@@ -85,7 +86,12 @@ export class QuotaEvaluator {
 
   validate(attrs: AdmissionAttributes): Promise<void> | void {
     if (attrs.namespace === '') return;
-    if (!this.#access.synced) return this.#access.ready.then(() => this.validate(attrs));
+    if (!this.#access.synced) {
+      return readyWithin(this.#access.ready).then((ok) => {
+        if (!ok) throw admissionForbidden(attrs, 'not yet ready to handle request');
+        return this.validate(attrs);
+      });
+    }
     // The cost rule: no quota in the namespace, nothing to do, synchronously.
     if (!this.#access.has(attrs.namespace)) return;
     const evaluator = this.#evaluator(attrs.resourceType);
