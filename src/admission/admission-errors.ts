@@ -28,8 +28,8 @@ export const READY_TIMEOUT_MS = 10_000;
 export function readyWithin(ready: Promise<void>, timeoutMs = READY_TIMEOUT_MS): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => {
+    // Not unref'd: a request is waiting on it; it is cleared as soon as the index is ready.
     timer = setTimeout(() => resolve(false), timeoutMs);
-    timer.unref();
   });
   return Promise.race([ready.then(() => true), late]).finally(() => clearTimeout(timer));
 }
