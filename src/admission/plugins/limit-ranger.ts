@@ -44,7 +44,16 @@ interface Item {
   maxLimitRequestRatio: ResourceList;
 }
 
+/** Parsed items per LimitRange object (the index keeps an object until it changes): parsed once, not per pod. */
+const ITEMS = new WeakMap<KObject, Item[]>();
+
 function itemsOf(lr: KObject): Item[] {
+  let items = ITEMS.get(lr);
+  if (items === undefined) ITEMS.set(lr, (items = parseItems(lr)));
+  return items;
+}
+
+function parseItems(lr: KObject): Item[] {
   return arr(obj(lr['spec'])?.['limits']).map((raw) => {
     const item = { ...(obj(raw) ?? {}) };
     defaultLimitRangeItem(item);

@@ -22,12 +22,25 @@ const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 
 /** Parses a quantity with the format its suffix implies; undefined when it is not one. */
 export function toQuantity(text: unknown): Quantity | undefined {
+  if (typeof text === 'string') {
+    const hit = CACHE.get(text);
+    if (hit !== undefined) return hit;
+  }
   const nano = parseQuantity(text);
   if (nano === undefined) return undefined;
   const s = String(text).trim();
   const format: QuantityFormat = /[KMGTPE]i$/.test(s) ? 'BinarySI' : /[0-9.][eE][+-]?[0-9]+$/.test(s) ? 'DecimalExponent' : 'DecimalSI';
-  return { nano, format };
+  const q: Quantity = Object.freeze({ nano, format });
+  if (typeof text === 'string') {
+    if (CACHE.size >= CACHE_MAX) CACHE.clear();
+    CACHE.set(text, q);
+  }
+  return q;
 }
+
+/** Parsed texts (quantities are immutable values; the same few texts recur). */
+const CACHE = new Map<string, Quantity>();
+const CACHE_MAX = 4096;
 
 export function quantityOf(units: bigint | number, format: QuantityFormat = 'DecimalSI'): Quantity {
   return { nano: BigInt(units) * NANO_PER_UNIT, format };

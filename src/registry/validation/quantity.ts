@@ -20,6 +20,19 @@ const MAX_DIGITS = 40;
 export function parseQuantity(text: unknown): bigint | undefined {
   if (typeof text === 'number') text = String(text);
   if (typeof text !== 'string') return undefined;
+  // The same few texts ("100m", "64Mi") come again and again: remember them (bounded).
+  const hit = PARSED.get(text);
+  if (hit !== undefined || PARSED.has(text)) return hit;
+  const v = parse(text);
+  if (PARSED.size >= PARSED_MAX) PARSED.clear();
+  PARSED.set(text, v);
+  return v;
+}
+
+const PARSED = new Map<string, bigint | undefined>();
+const PARSED_MAX = 4096;
+
+function parse(text: string): bigint | undefined {
   const m = QUANTITY_RE.exec(text.trim());
   if (!m) return undefined;
   const num = m[1]!;
