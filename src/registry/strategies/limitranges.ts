@@ -11,6 +11,7 @@ import { fieldErrors, type FieldError, type Strategy } from '../strategy.ts';
 import { formatQuantity, quantityMilliValue, quantityValue, toQuantity, type Quantity } from '../validation/quantity-format.ts';
 import { arr, obj, type JsonObject } from './util.ts';
 import { names } from '../../naming/index.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 const LIMIT_TYPES = ['Pod', 'Container', 'PersistentVolumeClaim'];
 const MAX_MILLI_VALUE = 9223372036854775807n / 1000n;
@@ -75,7 +76,7 @@ export function validateLimitRange(o: KObject): FieldError[] {
     const read = (field: string): Map<string, Quantity> => {
       const m = new Map<string, Quantity>();
       for (const [k, v] of Object.entries(obj(item[field]) ?? {})) {
-        errs.push(...validateResourceName(type, k, `${path}.${field}[${k}]`));
+        pushAll(errs, validateResourceName(type, k, `${path}.${field}[${k}]`));
         keys.add(k);
         const q = toQuantity(v);
         if (q !== undefined) m.set(k, q);
