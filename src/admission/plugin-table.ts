@@ -44,6 +44,8 @@ import { denyServiceExternalIPsFactory } from './plugins/deny-service-external-i
 import { nodeRestrictionFactory } from './plugins/node-restriction.ts';
 import { ownerReferencesPermissionEnforcementFactory } from './plugins/owner-references-permission-enforcement.ts';
 import { eventRateLimitFactory } from './plugins/event-rate-limit.ts';
+import { limitRangerFactory } from './plugins/limit-ranger.ts';
+import { resourceQuotaFactory } from './plugins/resource-quota/index.ts';
 
 /** What a plugin may use, in the serving thread that runs it. */
 export interface AdmissionDeps {
@@ -103,6 +105,8 @@ export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   namespaceAutoProvisionFactory,
   namespaceExistsFactory,
   alwaysDenyFactory,
+  limitRangerFactory,
+  resourceQuotaFactory,
 ];
 
 /** The names this server runs (plugin-names.ts refuses to enable any other). */
