@@ -14,6 +14,7 @@ import {
   parseServiceNodePortRange,
 } from '../registry/service-allocation/config.ts';
 import { defaultOidcOptions, OIDC_SIGNING_ALGS, parseRequiredClaim, type OidcOptions } from '../authn/oidc/config.ts';
+import { addRuntimeConfig } from '../versions/runtime-config.ts';
 import { defaultTokenWebhookOptions, isTokenWebhookVersion, TOKEN_WEBHOOK_VERSIONS, type TokenWebhookOptions } from '../authn/webhook/config.ts';
 
 export interface ServerOptions {
@@ -79,7 +80,8 @@ export interface ServerOptions {
   /** Secure port: TLS handshake, first request head, HTTP/2 SETTINGS must come within this (the original's fixed 32 s). */
   httpReadHeaderTimeoutMs: number;
   shutdownDelayMs: number;
-  runtimeConfig: Map<string, boolean>;
+  /** `--runtime-config` as given (a ConfigurationMap: key -> value, `""` for a bare key); checked in validateOptions. */
+  runtimeConfig: Map<string, string>;
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
   logLevel: string;
@@ -275,13 +277,16 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   },
   'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
   'runtime-config': {
-    set: (o, v) => {
-      for (const item of list(v)) {
-        const [key, value = 'true'] = item.split('=');
-        o.runtimeConfig.set(key!, bool('runtime-config')(value));
-      }
-    },
-    help: 'enable/disable API group versions: key[=true|false],...',
+    set: (o, v) => addRuntimeConfig(o.runtimeConfig, v),
+    help:
+      'A set of key=value pairs that enable or disable built-in APIs. Supported options are:\n' +
+      '        v1=true|false for the core API group\n' +
+      '        <group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true)\n' +
+      '        api/all=true|false controls all API versions\n' +
+      '        api/ga=true|false controls all API versions of the form v[0-9]+\n' +
+      '        api/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+\n' +
+      '        api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+\n' +
+      '        api/legacy is deprecated, and will be removed in a future version',
   },
   'enable-admission-plugins': { set: (o, v) => (o.enableAdmissionPlugins = list(v)), help: 'admission plugins to enable besides the defaults' },
   'disable-admission-plugins': { set: (o, v) => (o.disableAdmissionPlugins = list(v)), help: 'admission plugins to disable' },
@@ -470,11 +475,3 @@ export function usage(): string {
     .join('\n');
 }
 
-/** Applies --runtime-config to a group/version: `api/all`, `api/ga|beta|alpha`, `v1`, `<group>/<version>`. */
-export function runtimeEnabled(cfg: ReadonlyMap<string, boolean>, group: string, version: string): boolean {
-  const gv = group === '' ? version : `${group}/${version}`;
-  const direct = cfg.get(gv) ?? (group === '' ? cfg.get('api/v1') : undefined);
-  if (direct !== undefined) return direct;
-  const track = /alpha/.test(version) ? 'api/alpha' : /beta/.test(version) ? 'api/beta' : 'api/ga';
-  return cfg.get(track) ?? cfg.get('api/all') ?? !/alpha/.test(version);
-}

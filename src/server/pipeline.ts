@@ -11,7 +11,8 @@
  * not here: see server.ts.
  */
 import type { ServerOptions } from './options.ts';
-import { runtimeEnabled } from './options.ts';
+import { RuntimeConfig } from '../versions/runtime-config.ts';
+import { knownResources } from '../registry/catalog/served.ts';
 import { buildHandlerChain } from './chain.ts';
 import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
 import { createMetrics, type ApiserverMetrics } from './metrics.ts';
@@ -58,10 +59,13 @@ export interface ReviewSlots {
 /** The resource types of this server, as the options enable and size them (the same in every thread). */
 export function buildRegistry(opts: ServerOptions): { registry: ResourceRegistry; reviews: ReviewSlots } {
   const reviews: ReviewSlots = { tokenReviews: new TokenReviewSlot(), reviewer: new AccessReviewer() };
-  const registry = new ResourceRegistry([...bindAccessReviews(builtinResourceTypes, reviews.reviewer), ...tokenReviewTypes(reviews.tokenReviews)], {
+  const defs = [...bindAccessReviews(builtinResourceTypes, reviews.reviewer), ...tokenReviewTypes(reviews.tokenReviews)];
+  // validateOptions has checked the flag against the same types; this throws only for callers that skipped it.
+  const runtime = new RuntimeConfig(opts.runtimeConfig, knownResources(defs));
+  const registry = new ResourceRegistry(defs, {
     defaultWatchCacheSize: opts.defaultWatchCacheSize,
     watchCacheSizes: opts.watchCacheSizes,
-    isEnabled: (group, version) => runtimeEnabled(opts.runtimeConfig, group, version),
+    isEnabled: (group, version, resource, defaultEnabled) => runtime.isEnabled(group, version, resource, defaultEnabled),
   });
   return { registry, reviews };
 }
