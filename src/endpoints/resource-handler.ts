@@ -38,6 +38,8 @@ export interface ResourceHandlerDeps {
   watch: WatchLimits;
   /** serviceaccounts/token (TokenRequest): the token issuer and its settings; absent, the subresource answers 405. */
   tokenRequest?: Omit<TokenRequestEnv, 'store' | 'registry'> | undefined;
+  /** Optional behaviours behind feature gates (src/versions/feature-gates.ts); all on when absent. */
+  features?: { readonly listChunking: boolean; readonly remainingItemCount: boolean } | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -111,7 +113,14 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
 
 async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: ResourceType, info: RequestInfo): Promise<void> {
   const n = negotiateFor(ctx, { read: true, watch: false, list: true, rt });
-  const plan = planList(ctx.req.query, deps.continueTokens);
+  // APIListChunking off: limit and continue are ignored, as the original drops them from the options.
+  let query = ctx.req.query;
+  if (deps.features?.listChunking === false && (query.has('limit') || query.has('continue'))) {
+    query = new URLSearchParams(query);
+    query.delete('limit');
+    query.delete('continue');
+  }
+  const plan = planList(query, deps.continueTokens);
   const filter = filterFor(ctx, rt, info);
   const startKey = plan.resume ? rt.keyPrefix + plan.resume.start : undefined;
   // What the previous page counted as remaining, if it counted under this same filter.
@@ -126,7 +135,8 @@ async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: Res
       remaining: reply.remaining !== undefined ? { count: reply.remaining, filter: filterKey } : undefined,
     });
   }
-  const rendered = renderList(rt, n, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount: reply.remaining });
+  const remainingItemCount = deps.features?.remainingItemCount === false ? undefined : reply.remaining;
+  const rendered = renderList(rt, n, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount });
   writeParts(ctx, 200, rendered.parts, rendered.contentType);
 }
 

@@ -15,6 +15,7 @@ import {
 } from '../registry/service-allocation/config.ts';
 import { defaultOidcOptions, OIDC_SIGNING_ALGS, parseRequiredClaim, type OidcOptions } from '../authn/oidc/config.ts';
 import { addRuntimeConfig } from '../versions/runtime-config.ts';
+import { addFeatureGates, FeatureGateError, FeatureGates, featureGatesHelp } from '../versions/feature-gates.ts';
 import { defaultTokenWebhookOptions, isTokenWebhookVersion, TOKEN_WEBHOOK_VERSIONS, type TokenWebhookOptions } from '../authn/webhook/config.ts';
 
 export interface ServerOptions {
@@ -82,6 +83,8 @@ export interface ServerOptions {
   shutdownDelayMs: number;
   /** `--runtime-config` as given (a ConfigurationMap: key -> value, `""` for a bare key); checked in validateOptions. */
   runtimeConfig: Map<string, string>;
+  /** `--feature-gates` as set (gate -> value); checked when set (src/versions/feature-gates.ts). */
+  featureGates: Map<string, boolean>;
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
   logLevel: string;
@@ -288,6 +291,21 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
       '        api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+\n' +
       '        api/legacy is deprecated, and will be removed in a future version',
   },
+  'feature-gates': {
+    set: (o, v) => {
+      // pflag wraps a Value's error: invalid argument "<value>" for "--feature-gates" flag: <error>.
+      try {
+        const next = new Map(o.featureGates);
+        addFeatureGates(next, v);
+        new FeatureGates(next);
+        o.featureGates = next;
+      } catch (err) {
+        if (!(err instanceof FeatureGateError)) throw err;
+        throw new OptionsError(`invalid argument ${JSON.stringify(v)} for "--feature-gates" flag: ${err.message}`);
+      }
+    },
+    help: featureGatesHelp(),
+  },
   'enable-admission-plugins': { set: (o, v) => (o.enableAdmissionPlugins = list(v)), help: 'admission plugins to enable besides the defaults' },
   'disable-admission-plugins': { set: (o, v) => (o.disableAdmissionPlugins = list(v)), help: 'admission plugins to disable' },
   'log-level': { set: (o, v) => (o.logLevel = v), help: 'trace, debug, info, warn, error' },
@@ -418,6 +436,7 @@ export function defaultOptions(): ServerOptions {
     httpReadHeaderTimeoutMs: 32_000,
     shutdownDelayMs: 0,
     runtimeConfig: new Map(),
+    featureGates: new Map(),
     enableAdmissionPlugins: [],
     disableAdmissionPlugins: [],
     logLevel: 'info',

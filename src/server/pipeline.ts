@@ -12,6 +12,7 @@
  */
 import type { ServerOptions } from './options.ts';
 import { RuntimeConfig } from '../versions/runtime-config.ts';
+import { FeatureGates } from '../versions/feature-gates.ts';
 import { knownResources } from '../registry/catalog/served.ts';
 import { buildHandlerChain } from './chain.ts';
 import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
@@ -125,6 +126,8 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     }
   };
   try {
+    // Validated with the flag; the gates this thread's behaviour follows.
+    const gates = new FeatureGates(opts.featureGates);
     // Admission and the generic store.
     const namespaces = registry.lookup('', 'v1', 'namespaces')!;
     const plugins: AdmissionPlugin[] = [];
@@ -218,8 +221,10 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       continueTokens: new ContinueTokens(Buffer.from(inp.continueKey), opts.continueTokenLifetimeMs),
       watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
       tokenRequest: serviceAccounts.tokenRequest,
+      features: { listChunking: gates.enabled('APIListChunking'), remainingItemCount: gates.enabled('RemainingItemCount') },
     });
     const processMetrics = inp.processMetrics;
+    const openApiV3 = gates.enabled('OpenAPIV3');
     const routes = createRoutes({
       resources,
       discovery,
@@ -234,7 +239,8 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
         ctx.res.writeHead(200, { 'content-type': metrics.registry.contentType });
         ctx.res.end(text);
       },
-      openapi: (req) => openApiResponse(openapi, req),
+      // OpenAPIV3 off: the v3 documents are not served (undefined: the router's 404).
+      openapi: (req) => (!openApiV3 && (req.path === '/openapi/v3' || req.path.startsWith('/openapi/v3/')) ? undefined : openApiResponse(openapi, req)),
       documents: serviceAccounts.documents,
     });
     const chain = buildHandlerChain({
