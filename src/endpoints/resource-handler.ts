@@ -38,6 +38,8 @@ export interface ResourceHandlerDeps {
   watch: WatchLimits;
   /** serviceaccounts/token (TokenRequest): the token issuer and its settings; absent, the subresource answers 405. */
   tokenRequest?: Omit<TokenRequestEnv, 'store' | 'registry'> | undefined;
+  /** A request to a deprecated version (after its Warning): the audit annotations and the metric (spec 6.2, 6.4). */
+  onDeprecatedRequest?: ((ctx: RequestContext, rt: ResourceType, info: RequestInfo) => void) | undefined;
   /** Optional behaviours behind feature gates (src/versions/feature-gates.ts); all on when absent. */
   features?: { readonly listChunking: boolean; readonly remainingItemCount: boolean } | undefined;
 }
@@ -50,7 +52,10 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
     const info = ctx.info!;
     const rt = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (rt === undefined) throw errors.notFoundMessage();
-    if (rt.deprecationWarning !== undefined) ctx.warnings.push(rt.deprecationWarning);
+    if (rt.deprecationWarning !== undefined) {
+      ctx.warnings.push(rt.deprecationWarning);
+      deps.onDeprecatedRequest?.(ctx, rt, info);
+    }
     if (info.subresource !== '') return serveSubresource(ctx, deps, rt, info);
     if (!rt.namespaced && info.namespace !== '' && !(rt.group === '' && rt.resource === 'namespaces')) {
       throw errors.notFoundMessage();

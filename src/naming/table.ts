@@ -90,6 +90,15 @@ export interface NamingTable {
     readonly defaultStorageClass: readonly string[];
     /** PVC/PV beta storage class annotations (ours and the original's). */
     readonly betaStorageClass: readonly string[];
+    /** Audit annotation of a request to a deprecated API version (`true`). */
+    readonly deprecatedApi: string;
+    /** Audit annotation with the release a requested deprecated API is removed in (`1.25`). */
+    readonly removedRelease: string;
+    /**
+     * Where autoscaling/v1 HorizontalPodAutoscalers keep what v1 cannot say
+     * (metrics, current metrics, conditions, behavior), so they round-trip to v2.
+     */
+    readonly hpaV1: { readonly metrics: string; readonly currentMetrics: string; readonly conditions: string; readonly behavior: string };
   };
   /** Resource names in this namespace are native (not extended) resources. */
   readonly nativeResourcePrefix: string;
@@ -170,6 +179,14 @@ const ORCH: NamingTable = {
       `storageclass.beta.${KUBE_DOMAIN}/is-default-class`,
     ],
     betaStorageClass: ['volume.beta.orch.io/storage-class', `volume.beta.${KUBE_DOMAIN}/storage-class`],
+    deprecatedApi: 'orch.io/deprecated',
+    removedRelease: 'orch.io/removed-release',
+    hpaV1: {
+      metrics: 'autoscaling.alpha.orch.io/metrics',
+      currentMetrics: 'autoscaling.alpha.orch.io/current-metrics',
+      conditions: 'autoscaling.alpha.orch.io/conditions',
+      behavior: 'autoscaling.alpha.orch.io/behavior',
+    },
   },
   nativeResourcePrefix: 'orch.io/',
   serviceAccountTokens: {
@@ -235,6 +252,15 @@ const KUBERNETES: NamingTable = {
     mirrorPod: `${KUBE_DOMAIN}/config.mirror`,
     defaultStorageClass: [`storageclass.${KUBE_DOMAIN}/is-default-class`, `storageclass.beta.${KUBE_DOMAIN}/is-default-class`],
     betaStorageClass: [`volume.beta.${KUBE_DOMAIN}/storage-class`],
+    // The original writes these under k8s.io (apiserver/pkg/endpoints/handlers), not kubernetes.io.
+    deprecatedApi: 'k8s.io/deprecated',
+    removedRelease: 'k8s.io/removed-release',
+    hpaV1: {
+      metrics: `autoscaling.alpha.${KUBE_DOMAIN}/metrics`,
+      currentMetrics: `autoscaling.alpha.${KUBE_DOMAIN}/current-metrics`,
+      conditions: `autoscaling.alpha.${KUBE_DOMAIN}/conditions`,
+      behavior: `autoscaling.alpha.${KUBE_DOMAIN}/behavior`,
+    },
   },
   nativeResourcePrefix: `${KUBE_DOMAIN}/`,
   serviceAccountTokens: {
