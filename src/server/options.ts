@@ -15,6 +15,8 @@ import {
 } from '../registry/service-allocation/config.ts';
 import { defaultOidcOptions, OIDC_SIGNING_ALGS, parseRequiredClaim, type OidcOptions } from '../authn/oidc/config.ts';
 import { addRuntimeConfig } from '../versions/runtime-config.ts';
+import { checkDisabledMetrics, checkShowHiddenVersion } from './metric-stability.ts';
+import { CURRENT_RELEASE } from './metrics.ts';
 import { addFeatureGates, FeatureGateError, FeatureGates, featureGatesHelp } from '../versions/feature-gates.ts';
 import { defaultTokenWebhookOptions, isTokenWebhookVersion, TOKEN_WEBHOOK_VERSIONS, type TokenWebhookOptions } from '../authn/webhook/config.ts';
 
@@ -83,6 +85,10 @@ export interface ServerOptions {
   shutdownDelayMs: number;
   /** `--runtime-config` as given (a ConfigurationMap: key -> value, `""` for a bare key); checked in validateOptions. */
   runtimeConfig: Map<string, string>;
+  /** `--disabled-metrics`: metrics left unregistered. */
+  disabledMetrics: string[];
+  /** `--show-hidden-metrics-for-version`: the previous minor release, or '' (hidden metrics stay hidden). */
+  showHiddenMetricsForVersion: string;
   /** `--feature-gates` as set (gate -> value); checked when set (src/versions/feature-gates.ts). */
   featureGates: Map<string, boolean>;
   enableAdmissionPlugins: string[];
@@ -291,6 +297,29 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
       '        api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+\n' +
       '        api/legacy is deprecated, and will be removed in a future version',
   },
+  'disabled-metrics': {
+    set: (o, v) => {
+      const names = list(v);
+      try {
+        checkDisabledMetrics(names);
+      } catch (err) {
+        throw new OptionsError((err as Error).message);
+      }
+      o.disabledMetrics.push(...names);
+    },
+    help: "This flag provides an escape hatch for misbehaving metrics. You must provide the fully qualified metric name in order to disable it. Disclaimer: disabling metrics is higher in precedence than showing hidden metrics.",
+  },
+  'show-hidden-metrics-for-version': {
+    set: (o, v) => {
+      try {
+        checkShowHiddenVersion(CURRENT_RELEASE, v);
+      } catch (err) {
+        throw new OptionsError((err as Error).message);
+      }
+      o.showHiddenMetricsForVersion = v;
+    },
+    help: "The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, other values will not be allowed. The format is <major>.<minor>, e.g.: '1.16'. The purpose of this format is make sure you have the opportunity to notice if the next release hides additional metrics, rather than being surprised when they are permanently removed in the release after that.",
+  },
   'feature-gates': {
     set: (o, v) => {
       // pflag wraps a Value's error: invalid argument "<value>" for "--feature-gates" flag: <error>.
@@ -437,6 +466,8 @@ export function defaultOptions(): ServerOptions {
     shutdownDelayMs: 0,
     runtimeConfig: new Map(),
     featureGates: new Map(),
+    disabledMetrics: [],
+    showHiddenMetricsForVersion: '',
     enableAdmissionPlugins: [],
     disableAdmissionPlugins: [],
     logLevel: 'info',

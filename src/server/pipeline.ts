@@ -17,7 +17,7 @@ import { names } from '../naming/index.ts';
 import { knownResources } from '../registry/catalog/served.ts';
 import { buildHandlerChain } from './chain.ts';
 import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
-import { createMetrics, type ApiserverMetrics } from './metrics.ts';
+import { createMetrics, CURRENT_RELEASE, type ApiserverMetrics } from './metrics.ts';
 import type { Logger } from './logging.ts';
 import type { RequestHandler } from './http.ts';
 import type { RequestContext } from './context.ts';
@@ -181,7 +181,10 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     health.add('healthz', opts.storageBackend === 'etcd3' ? 'etcd' : 'storage', async () => {
       await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
     });
-    const metrics = createMetrics({ defaultMetrics: inp.defaultMetrics ?? true });
+    const metrics = createMetrics({
+      defaultMetrics: inp.defaultMetrics ?? true,
+      policy: { disabled: new Set(opts.disabledMetrics), showHidden: opts.showHiddenMetricsForVersion !== '', current: CURRENT_RELEASE },
+    });
     router.observe = (op, resource, seconds) => metrics.observeStorageRequest(op, resource, seconds);
     const threadRequests = new Counter({
       name: 'apiserver_frontend_thread_requests_total',
