@@ -160,7 +160,8 @@ function filterFor(ctx: RequestContext, rt: ResourceType, info: RequestInfo): Fi
   if (info.name !== '' && info.verb === 'watch') filter.name = info.name;
   try {
     checkFieldSelector(rt.group, rt.resource, filter.fieldSelector);
-    if (rt.conversion !== undefined && filter.fieldSelector) filter.fieldSelector = toStoredFieldNames(filter.fieldSelector);
+    // events.<suffix> Events are stored as core Events: their field names are the core ones there.
+    if (rt.storageOf?.group === '' && rt.storageOf.resource === 'events' && filter.fieldSelector) filter.fieldSelector = toStoredFieldNames(filter.fieldSelector);
     compileFilter(filter);
   } catch (err) {
     if (err instanceof SelectorError) throw errors.badRequest(err.message);
