@@ -75,6 +75,13 @@ export interface NamingTable {
     readonly serviceName: string;
     /** EndpointSlice topology: the node's hostname. */
     readonly hostname: string;
+    /** EndpointSlice v1beta1 topology key of the zone (v1's `zone` field). */
+    readonly topologyZone: string;
+    /**
+     * The label key of the selectors that keep policy/v1beta1's "empty selector
+     * selects nothing" across versions (`Exists`: none, `DoesNotExist`: all).
+     */
+    readonly pdbV1beta1EmptySelectorMatch: string;
     readonly jobName: string;
     readonly jobControllerUid: string;
     /** Node role labels: `<prefix><role>` (ours and the original's, both read). */
@@ -163,6 +170,8 @@ const ORCH: NamingTable = {
   labels: {
     serviceName: 'orch.io/service-name',
     hostname: 'orch.io/hostname',
+    topologyZone: 'topology.orch.io/zone',
+    pdbV1beta1EmptySelectorMatch: 'pdb.orch.io/deprecated-v1beta1-empty-selector-match',
     jobName: 'batch.orch.io/job-name',
     jobControllerUid: 'batch.orch.io/controller-uid',
     nodeRolePrefixes: ['node-role.orch.io/', `node-role.${KUBE_DOMAIN}/`],
@@ -242,6 +251,8 @@ const KUBERNETES: NamingTable = {
   labels: {
     serviceName: `${KUBE_DOMAIN}/service-name`,
     hostname: `${KUBE_DOMAIN}/hostname`,
+    topologyZone: `topology.${KUBE_DOMAIN}/zone`,
+    pdbV1beta1EmptySelectorMatch: `pdb.${KUBE_DOMAIN}/deprecated-v1beta1-empty-selector-match`,
     jobName: `batch.${KUBE_DOMAIN}/job-name`,
     jobControllerUid: `batch.${KUBE_DOMAIN}/controller-uid`,
     nodeRolePrefixes: [`node-role.${KUBE_DOMAIN}/`],

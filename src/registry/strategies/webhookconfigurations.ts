@@ -166,7 +166,17 @@ function webhookConfigurationStrategy(mutating: boolean): Strategy {
     prepareForCreate: (c) => defaultConfiguration(c, mutating),
     prepareForUpdate: (c) => defaultConfiguration(c, mutating),
     validate: (c) => validateConfiguration(c, mutating),
-    validateUpdate: (c) => validateConfiguration(c, mutating),
+    validateUpdate: (c, old) => {
+      // As the original: what v1 forbids stays allowed on update where the stored object (written
+      // through v1beta1) already has it: sideEffects other than None/NoneOnDryRun, repeated names.
+      const oldHooks = arr(old['webhooks']).map((h) => obj(h) ?? {});
+      const oldSideEffects = oldHooks.some((h) => !SIDE_EFFECTS.includes(String(h['sideEffects'])));
+      const oldNames = oldHooks.map((h) => str(h['name']) ?? '');
+      const oldDuplicates = new Set(oldNames).size !== oldNames.length;
+      return validateConfiguration(c, mutating).filter(
+        (e) => !((oldSideEffects && e.type === 'FieldValueNotSupported' && /\.sideEffects$/.test(e.field)) || (oldDuplicates && e.type === 'FieldValueDuplicate' && /\.name$/.test(e.field))),
+      );
+    },
   };
 }
 
