@@ -13,7 +13,7 @@
 import type { ServerOptions } from './options.ts';
 import { RuntimeConfig } from '../versions/runtime-config.ts';
 import { FeatureGates } from '../versions/feature-gates.ts';
-import { names } from '../naming/index.ts';
+import { recordDeprecatedRequest } from './deprecated-requests.ts';
 import { knownResources } from '../registry/catalog/served.ts';
 import { buildHandlerChain } from './chain.ts';
 import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
@@ -225,12 +225,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       continueTokens: new ContinueTokens(Buffer.from(inp.continueKey), opts.continueTokenLifetimeMs),
       watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
       tokenRequest: serviceAccounts.tokenRequest,
-      onDeprecatedRequest: (ctx, rt, info) => {
-        const removed = rt.deprecated?.removed ?? '';
-        ctx.addAuditAnnotation(names.annotations.deprecatedApi, 'true');
-        if (removed !== '') ctx.addAuditAnnotation(names.annotations.removedRelease, removed);
-        metrics.markDeprecatedApiRequested({ group: rt.group, version: rt.version, resource: rt.resource, subresource: info.subresource, removedRelease: removed });
-      },
+      onDeprecatedRequest: (ctx, rt, info) => recordDeprecatedRequest(metrics, ctx, rt, info),
       features: { listChunking: gates.enabled('APIListChunking'), remainingItemCount: gates.enabled('RemainingItemCount') },
     });
     const processMetrics = inp.processMetrics;
