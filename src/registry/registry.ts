@@ -60,7 +60,8 @@ export class ResourceRegistry {
     this.#opts = opts;
     for (const def of defs) {
       const defaultEnabled = def.defaultEnabled ?? defaultEnabledFor(def.version);
-      if (opts.isEnabled ? !opts.isEnabled(def.group, def.version, def.resource, defaultEnabled) : !defaultEnabled) continue;
+      // Without --runtime-config decisions (tests, documents) every type is served.
+      if (opts.isEnabled && !opts.isEnabled(def.group, def.version, def.resource, defaultEnabled)) continue;
       const rt = resolveResourceType(def);
       const key = gvrKey(rt.group, rt.version, rt.resource);
       if (this.#byGVR.has(key)) throw new Error(`duplicate resource type ${key}`);
