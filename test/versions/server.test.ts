@@ -63,6 +63,30 @@ describe('versions on a default server', () => {
     assert.match(metrics, /# HELP apiserver_request_total \[STABLE\] /);
   });
 
+  it('a watch through an older version sees objects written through the current one in its shape', async () => {
+    const w = await srv.watch(`/apis/${dsc}/v1beta1/namespaces/default/endpointslices?watch=1`);
+    try {
+      const body = { apiVersion: `${dsc}/v1`, kind: 'EndpointSlice', metadata: { name: 'w1' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.1.1'], nodeName: 'n9', zone: 'z9' }] };
+      assert.equal((await srv.request('POST', `/apis/${dsc}/v1/namespaces/default/endpointslices`, body)).status, 201);
+      await w.until(() => w.events.some((e) => e.object.metadata.name === 'w1'), 'the ADDED event');
+      const ev = w.events.find((e) => e.object.metadata.name === 'w1')! as unknown as { type: string; object: { apiVersion: string; endpoints: Array<{ topology: Record<string, string> }> } };
+      assert.equal(ev.type, 'ADDED');
+      assert.equal(ev.object.apiVersion, `${dsc}/v1beta1`);
+      assert.deepEqual(ev.object.endpoints[0]!.topology, { [names.labels.topologyZone]: 'z9', [names.labels.hostname]: 'n9' });
+    } finally {
+      w.close();
+    }
+  });
+
+  it('kubectl reads an older version by its full name and prints the deprecation warning', async () => {
+    const r = await srv.kubectl(['get', 'cronjobs.v1beta1.batch', '-n', 'default', '-o', 'name']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /cronjob\.batch\/dep/);
+    assert.match(r.stderr, /Warning: batch\/v1beta1 CronJob is deprecated in v1\.21\+, unavailable in v1\.25\+; use batch\/v1 CronJob/);
+    const versions = await srv.kubectl(['api-versions']);
+    for (const gv of ['batch/v1beta1', 'autoscaling/v2beta2', `${fc}/v1beta2`, 'policy/v1beta1']) assert.ok(versions.stdout.split('\n').includes(gv), gv);
+  });
+
   it('the audit annotations of a deprecated request are on its context', () => {
     const registry = new ResourceRegistry(builtinResourceTypes);
     const rt = registry.lookup(dsc, 'v1beta1', 'endpointslices')!;
