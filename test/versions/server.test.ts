@@ -87,6 +87,24 @@ describe('versions on a default server', () => {
     for (const gv of ['batch/v1beta1', 'autoscaling/v2beta2', `${fc}/v1beta2`, 'policy/v1beta1']) assert.ok(versions.stdout.split('\n').includes(gv), gv);
   });
 
+  it('server-side apply through an older version (its declared schema), read through the current one', async () => {
+    const manifest = [
+      `apiVersion: ${fc}/v1beta1`, 'kind: PriorityLevelConfiguration', 'metadata:', '  name: applied',
+      'spec:', '  type: Limited', '  limited:', '    assuredConcurrencyShares: 7', '    limitResponse:', '      type: Reject', '',
+    ].join('\n');
+    const r = await srv.kubectl(['apply', '--server-side', '-f', '-'], { input: manifest });
+    assert.equal(r.code, 0, r.stderr);
+    const v1beta2 = (await srv.request('GET', `/apis/${fc}/v1beta2/prioritylevelconfigurations/applied`)).json<{ spec: { limited: Record<string, unknown> }; metadata: { managedFields: Array<{ apiVersion: string; manager: string }> } }>();
+    assert.equal(v1beta2.spec.limited['assuredConcurrencyShares'], 7);
+    assert.equal(v1beta2.spec.limited['lendablePercent'], 0, 'defaulted');
+    assert.ok(v1beta2.metadata.managedFields.some((m) => m.apiVersion === `${fc}/v1beta1` && m.manager === 'kubectl'));
+    const bad = await srv.request('POST', `/apis/${fc}/v1beta2/prioritylevelconfigurations`, {
+      metadata: { name: 'bad' }, spec: { type: 'Limited', limited: { assuredConcurrencyShares: 1, limitResponse: { type: 'Queue', queuing: { queues: 4, handSize: 8, queueLengthLimit: 1 } } } },
+    });
+    assert.equal(bad.status, 422);
+    assert.match(bad.body, /spec\.limited\.limitResponse\.queuing\.handSize: Invalid value: 8: should not be greater than queues \(4\)/);
+  });
+
   it('the audit annotations of a deprecated request are on its context', () => {
     const registry = new ResourceRegistry(builtinResourceTypes);
     const rt = registry.lookup(dsc, 'v1beta1', 'endpointslices')!;
