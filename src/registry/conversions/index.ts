@@ -11,6 +11,7 @@ import { cloneJson, type KObject } from '../object.ts';
 import { names } from '../../naming/index.ts';
 import { isPlainObject } from '../object.ts';
 import { eventFromV1, eventToV1 } from '../strategies/event-conversion.ts';
+import { pushAll } from '../../api/push-all.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -203,7 +204,7 @@ export function hpaV1(served: string, stored: string): Conversion {
       delete spec['targetCPUUtilizationPercentage'];
       const metrics: unknown[] = [];
       const others = parseAnnotation(annotations, keys.metrics);
-      if (Array.isArray(others)) metrics.push(...others);
+      if (Array.isArray(others)) pushAll(metrics, others as unknown[]);
       if (typeof target === 'number') metrics.push(cpuMetric(target));
       spec['metrics'] = metrics.length > 0 ? metrics : [cpuMetric(DEFAULT_CPU_UTILIZATION)];
       const behavior = parseAnnotation(annotations, keys.behavior);
