@@ -62,9 +62,19 @@ describe('autoscaling/v1 <-> v2', () => {
     assert.deepEqual((stored['spec'] as Record<string, unknown>)['metrics'], [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }]);
   });
 
-  it('an annotation that is not JSON is left where it is', () => {
-    const stored = conv.toStorage(obj({ apiVersion: 'autoscaling/v1', metadata: { name: 'x', annotations: { [keys.metrics]: '{not json' } }, spec: { maxReplicas: 2, targetCPUUtilizationPercentage: 10 } }));
-    assert.equal(stored.metadata.annotations?.[keys.metrics], '{not json');
+  it('an annotation that is not JSON, or does not fit the v2 types, is left where it is and never stored as a field', () => {
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    for (const text of ['{not json', '[{"type":5}]', '{"type":"Pods"}', `[{"type":"Pods","pods":{"metric":{"name":${deep}}}}]`]) {
+      const stored = conv.toStorage(obj({ apiVersion: 'autoscaling/v1', metadata: { name: 'x', annotations: { [keys.metrics]: text } }, spec: { maxReplicas: 2, targetCPUUtilizationPercentage: 10 } }));
+      assert.equal(stored.metadata.annotations?.[keys.metrics], text);
+      assert.deepEqual((stored['spec'] as Record<string, unknown>)['metrics'], [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 10 } } }]);
+    }
+  });
+  it('fields the v2 types lack are dropped from annotation contents, as Go unmarshals them', () => {
+    const text = JSON.stringify([{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '1' } }, bogus: true }]);
+    const stored = conv.toStorage(obj({ apiVersion: 'autoscaling/v1', metadata: { name: 'x', annotations: { [keys.metrics]: text } }, spec: { maxReplicas: 2 } }));
+    assert.deepEqual((stored['spec'] as Record<string, unknown>)['metrics'], [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '1' } } }]);
+    assert.equal(stored.metadata.annotations, undefined);
   });
 });
 

@@ -8,7 +8,10 @@
  */
 import type { Conversion } from '../resource-type.ts';
 import { cloneJson, type KObject } from '../object.ts';
-import { names } from '../../naming/index.ts';
+import { INTERNAL_SCHEMA_PREFIX, names } from '../../naming/index.ts';
+import { TypedDecodeError, TypedDecoders, type KindDecoder } from '../../typed/index.ts';
+import { SchemaSet } from '../../openapi/schema-set.ts';
+import { ALL_TYPES } from '../../openapi/types/index.ts';
 import { isPlainObject } from '../object.ts';
 import { eventFromV1, eventToV1 } from '../strategies/event-conversion.ts';
 import { pushAll } from '../../api/push-all.ts';
@@ -147,17 +150,40 @@ function cpuUtilization(metric: unknown, field: 'target' | 'current'): number | 
   return field === 'target' && t['type'] !== 'Utilization' ? undefined : u;
 }
 
-function parseAnnotation(annotations: JsonObject, key: string): unknown {
+let hpaV2Decoder: KindDecoder | undefined;
+
+/** The stored HPA's typed decoder (built on first use): annotation contents must fit the v2 types. */
+function hpaV2(): KindDecoder {
+  hpaV2Decoder ??= new TypedDecoders(new SchemaSet(ALL_TYPES)).forSchema(`${INTERNAL_SCHEMA_PREFIX}.api.autoscaling.v2.HorizontalPodAutoscaler`);
+  return hpaV2Decoder;
+}
+
+/**
+ * The value of an annotation as `part` of a v2 HPA (`spec.metrics`, ...),
+ * decoded into the v2 types as the original unmarshals it into its Go types
+ * (fields they lack dropped); taken out of the annotations when it fits. One
+ * that is not JSON or does not fit is ignored and left in place, as the
+ * original does: it never reaches the stored object.
+ */
+function parseAnnotation(annotations: JsonObject, key: string, part: 'spec' | 'status', field: string, shape: 'array' | 'object'): unknown {
   const text = annotations[key];
   if (typeof text !== 'string') return undefined;
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    delete annotations[key];
-    return value;
+    value = JSON.parse(text);
   } catch {
-    // The original ignores an annotation it cannot decode and leaves it in place.
     return undefined;
   }
+  if (shape === 'array' ? !Array.isArray(value) : !isPlainObject(value)) return undefined;
+  const holder: Record<string, unknown> = { [part]: { [field]: value } };
+  try {
+    hpaV2().decode(holder);
+  } catch (err) {
+    if (err instanceof TypedDecodeError) return undefined;
+    throw err;
+  }
+  delete annotations[key];
+  return (holder[part] as JsonObject)[field];
 }
 
 /**
@@ -203,15 +229,15 @@ export function hpaV1(served: string, stored: string): Conversion {
       const target = spec['targetCPUUtilizationPercentage'];
       delete spec['targetCPUUtilizationPercentage'];
       const metrics: unknown[] = [];
-      const others = parseAnnotation(annotations, keys.metrics);
+      const others = parseAnnotation(annotations, keys.metrics, 'spec', 'metrics', 'array');
       if (Array.isArray(others)) pushAll(metrics, others as unknown[]);
       if (typeof target === 'number') metrics.push(cpuMetric(target));
       spec['metrics'] = metrics.length > 0 ? metrics : [cpuMetric(DEFAULT_CPU_UTILIZATION)];
-      const behavior = parseAnnotation(annotations, keys.behavior);
+      const behavior = parseAnnotation(annotations, keys.behavior, 'spec', 'behavior', 'object');
       if (isPlainObject(behavior)) spec['behavior'] = behavior;
       const status = isPlainObject(out['status']) ? out['status'] : undefined;
-      const current = parseAnnotation(annotations, keys.currentMetrics);
-      const conditions = parseAnnotation(annotations, keys.conditions);
+      const current = parseAnnotation(annotations, keys.currentMetrics, 'status', 'currentMetrics', 'array');
+      const conditions = parseAnnotation(annotations, keys.conditions, 'status', 'conditions', 'array');
       if (status !== undefined) {
         const cpuNow = status['currentCPUUtilizationPercentage'];
         delete status['currentCPUUtilizationPercentage'];
