@@ -83,6 +83,9 @@ describe('versions on a default server', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /cronjob\.batch\/dep/);
     assert.match(r.stderr, /Warning: batch\/v1beta1 CronJob is deprecated in v1\.21\+, unavailable in v1\.25\+; use batch\/v1 CronJob/);
+    const explain = await srv.kubectl(['explain', 'cronjobs.spec.jobTemplate', '--api-version=batch/v1beta1']);
+    assert.equal(explain.code, 0, explain.stderr);
+    assert.match(explain.stdout, /GROUP:\s+batch\s+KIND:\s+CronJob\s+VERSION:\s+v1beta1/);
     const versions = await srv.kubectl(['api-versions']);
     for (const gv of ['batch/v1beta1', 'autoscaling/v2beta2', `${fc}/v1beta2`, 'policy/v1beta1']) assert.ok(versions.stdout.split('\n').includes(gv), gv);
   });
