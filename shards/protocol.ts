@@ -86,6 +86,8 @@ export type ShardRequest =
 export interface ObjectBytes {
   json: Uint8Array;
   revision: Revision;
+  /** Stored through an old encryption key or provider: an update must rewrite it even when unchanged. */
+  stale?: boolean;
 }
 
 /** How a shard encodes list items. */

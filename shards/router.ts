@@ -9,7 +9,7 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import type { StoreConfig, StoreOpenNote } from '../src/storage/config.ts';
+import type { ShardStoreConfig, StoreOpenNote } from '../src/storage/config.ts';
 import type { StoreHostResult, StoreHostTask } from '../workers/store-host-worker.ts';
 import { shardFor } from './hash.ts';
 import { Compactor } from '../src/storage/compactor.ts';
@@ -25,7 +25,7 @@ export interface ShardRouterOptions {
   /** Number of shards (`--shards`); default the CPU count. */
   shards?: number;
   resources: ResourceSpec[];
-  store: StoreConfig;
+  store: ShardStoreConfig;
   runtime?: ShardRuntimeOptions;
   /**
    * Compact the store's history on this schedule (the original's
@@ -71,7 +71,9 @@ export class ShardRouter extends RoutedCalls {
         resourceLimits: WORKER_RESOURCE_LIMITS,
       });
       storeHost = host;
-      const opened: StoreHostResult = await host.run({ kind: 'open', store: opts.store, compactionIntervalMs: opts.compactionIntervalMs } satisfies StoreHostTask);
+      const { encryption: _keys, ...hostStore } = opts.store;
+      // The store host sees sealed bytes only: the keys stay with the shards.
+      const opened: StoreHostResult = await host.run({ kind: 'open', store: hostStore, compactionIntervalMs: opts.compactionIntervalMs } satisfies StoreHostTask);
       storeOpenNotes = opened.notes ?? [];
       connectStore = async () => {
         const ch = new MessageChannel();

@@ -9,7 +9,7 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Revision } from '../src/storage/interface.ts';
-import type { StoreConfig } from '../src/storage/config.ts';
+import type { ShardStoreConfig } from '../src/storage/config.ts';
 import type { ShardRuntimeOptions } from './shard-runtime.ts';
 import type { ShardAttachTask, ShardInitTask } from '../workers/shard-worker.ts';
 import type { ReplyValue, ResourceSpec } from './protocol.ts';
@@ -43,7 +43,7 @@ export function workerEntry(entry: string): { filename: string; workerData: { en
 export interface ShardHandleOptions {
   index: number;
   resources: ResourceSpec[];
-  store: StoreConfig;
+  store: ShardStoreConfig;
   /** For the embedded backend: makes a fresh port connected to the store host. */
   connectStore?: (() => Promise<MessagePort>) | undefined;
   runtime: ShardRuntimeOptions;

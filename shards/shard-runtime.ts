@@ -307,7 +307,7 @@ export class ShardRuntime {
         let obj: CachedObject | null;
         if (at.fromStore) {
           const { kv } = await this.#store.get(req.key, at.revision);
-          obj = kv === null ? null : r.codec.decode(kv.key, kv.value, kv.modRevision);
+          obj = kv === null ? null : r.codec.decode(kv.key, kv.value, kv.modRevision, kv.stale);
         } else {
           obj = r.cache.get(req.key, at.revision);
         }
@@ -445,7 +445,7 @@ export class ShardRuntime {
       let stopped = false;
       for (let i = 0; i < page.kvs.length; i++) {
         const kv = page.kvs[i]!;
-        const obj = r.codec.decode(kv.key, kv.value, kv.modRevision);
+        const obj = r.codec.decode(kv.key, kv.value, kv.modRevision, kv.stale);
         if (!predicate.matches(obj)) continue;
         if (items.length >= want) {
           lastKey = items.at(-1)!.key;
@@ -532,7 +532,7 @@ function joinItems(r: CachedResource, items: readonly CachedObject[], encoding: 
 }
 
 function bytesOf(obj: CachedObject): ObjectBytes {
-  return { json: obj.json, revision: obj.revision };
+  return obj.stale === true ? { json: obj.json, revision: obj.revision, stale: true } : { json: obj.json, revision: obj.revision };
 }
 
 function isList(v: ReplyValue): v is ListReply {

@@ -9,7 +9,8 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { Store } from '../src/storage/interface.ts';
-import { openOwnedStore, type StoreConfig } from '../src/storage/config.ts';
+import { openOwnedStore, type ShardStoreConfig } from '../src/storage/config.ts';
+import { encryptingStore } from '../src/storage/encryption/index.ts';
 import { RemoteStore } from '../src/storage/remote/client.ts';
 import { ShardRuntime, type ShardRuntimeOptions } from '../shards/shard-runtime.ts';
 import type { ResourceSpec } from '../shards/protocol.ts';
@@ -19,7 +20,7 @@ export interface ShardInitTask {
   shardIndex: number;
   port: MessagePort;
   resources: ResourceSpec[];
-  store: StoreConfig;
+  store: ShardStoreConfig;
   /** For the embedded backend: a port to the store host thread. */
   storePort?: MessagePort | undefined;
   options: ShardRuntimeOptions;
@@ -57,10 +58,12 @@ export default async function shardTask(task: ShardInitTask | ShardStopTask | Sh
     return { ok: true };
   }
   if (runtime !== null) throw new Error('shard already initialized');
-  store =
+  const raw =
     task.store.backend === 'embedded'
       ? new RemoteStore(task.storePort!, 'embedded')
       : await openOwnedStore(task.store);
+  // Encryption at rest sits between the caches and the store: only sealed bytes reach the WAL, snapshots or etcd.
+  store = task.store.encryption === undefined ? raw : await encryptingStore(raw, task.store.encryption, task.resources);
   runtime = new ShardRuntime(store, task.resources, task.port, { ...task.options, loadAt: task.loadAt });
   await runtime.start();
   return { ok: true };

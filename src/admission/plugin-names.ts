@@ -18,6 +18,7 @@
  * - default-on plugins this server does not run are reported as one start-up
  *   warning (see unbuiltDefaultPlugins).
  */
+import { BUILT_PLUGIN_NAMES } from './plugin-table.ts';
 
 /** Every recognized name, in the original's order. */
 export const KNOWN_ADMISSION_PLUGINS: readonly string[] = [
@@ -84,14 +85,12 @@ export const DEFAULT_ON_ADMISSION_PLUGINS: readonly string[] = [
   'ResourceQuota',
 ];
 
-/**
- * The plugins this server implements (src/admission/plugins/), plus
- * AlwaysAdmit, which has nothing to run: admitting is what happens anyway.
- */
-export const BUILT_ADMISSION_PLUGINS: readonly string[] = ['NamespaceLifecycle', 'AlwaysAdmit'];
-
 const known = new Set(KNOWN_ADMISSION_PLUGINS);
-const built = new Set(BUILT_ADMISSION_PLUGINS);
+/**
+ * The plugins this server builds (plugin-table.ts). Read when asked, not at
+ * load: plugin-table.ts imports this module too.
+ */
+const built = (): ReadonlySet<string> => new Set(BUILT_PLUGIN_NAMES);
 
 /** Every problem with the two flag lists, in the order found; empty when they are fine. */
 export function admissionPluginProblems(enable: readonly string[], disable: readonly string[]): string[] {
@@ -102,7 +101,7 @@ export function admissionPluginProblems(enable: readonly string[], disable: read
   const overlap = [...new Set(enable)].filter((n) => disabled.has(n)).sort();
   if (overlap.length > 0) problems.push(`[${overlap.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
   for (const name of enable) {
-    if (known.has(name) && !built.has(name)) {
+    if (known.has(name) && !built().has(name)) {
       problems.push(`enable-admission-plugins plugin ${JSON.stringify(name)} is not implemented by this server; its policy would not be enforced (remove it to start)`);
     }
   }
@@ -117,5 +116,5 @@ export function admissionPluginEnabled(name: string, enable: readonly string[], 
 
 /** Default-on plugins that would run in the original but that this server does not implement (for a start-up warning). */
 export function unbuiltDefaultPlugins(disable: readonly string[]): string[] {
-  return DEFAULT_ON_ADMISSION_PLUGINS.filter((n) => !built.has(n) && !disable.includes(n));
+  return DEFAULT_ON_ADMISSION_PLUGINS.filter((n) => !built().has(n) && !disable.includes(n));
 }

@@ -25,7 +25,7 @@ import { getScale, updateScale } from './scale.ts';
 import { podActionBodyKind, podActionFor, type PodAction } from '../registry/pod-actions/index.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
-import { apiGroup } from '../naming/index.ts';
+import { apiGroup, names } from '../naming/index.ts';
 import { parseFieldValidation, type DecodeTarget, type WriteOptionsKind } from '../typed/index.ts';
 import { createToken, type TokenRequestEnv } from '../registry/token-request/token-request.ts';
 
@@ -207,7 +207,22 @@ function writeOptions(ctx: RequestContext): WriteOptions {
   const manager = q.get('fieldManager') ?? '';
   checkFieldManager(kind, manager);
   // fieldValidation is checked where the body is decoded (decodeTarget, the patch handler).
-  return { user: ctx.user, dryRun, fieldManager: manager === '' ? undefined : manager, userAgent: ctx.req.header('user-agent') };
+  return {
+    user: ctx.user,
+    dryRun,
+    fieldManager: manager === '' ? undefined : manager,
+    userAgent: ctx.req.header('user-agent'),
+    recorder: ctx,
+    requestOptions: requestOptions(kind, dryRun, manager),
+  };
+}
+
+/** The options object admission webhooks see (AdmissionRequest.options), as the original fills it. */
+function requestOptions(kind: OptionsKind, dryRun: boolean, fieldManager: string): Record<string, unknown> {
+  const o: Record<string, unknown> = { kind, apiVersion: `${names.metaGroup}/v1` };
+  if (dryRun) o['dryRun'] = ['All'];
+  if (fieldManager !== '') o['fieldManager'] = fieldManager;
+  return o;
 }
 
 async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {

@@ -14,7 +14,7 @@ import { ShardCallError } from '../../shards/shard-handle.ts';
 import type { Filter, ListEncoding, ListReply, ObjectBytes, ReadMode } from '../../shards/protocol.ts';
 import { serializeForStorage } from '../watchcache/json-codec.ts';
 import { errors, StatusError } from '../api/status.ts';
-import type { AdmissionChain, Operation } from '../admission/types.ts';
+import type { Admission, AdmissionRecorder, Operation } from '../admission/types.ts';
 import type { UserInfo } from '../server/context.ts';
 import type { ResourceType } from './resource-type.ts';
 import type { FieldError, StrategyContext } from './strategy.ts';
@@ -36,7 +36,13 @@ export interface WriteOptions {
    * EvictionREST write the pod with admission already done.
    */
   admitted?: boolean | undefined;
+  /** Where admission leaves warnings and audit annotations (the request's context); dropped when absent. */
+  recorder?: AdmissionRecorder | undefined;
+  /** The request's options object as admission webhooks see it (CreateOptions, UpdateOptions...). */
+  requestOptions?: Readonly<Record<string, unknown>> | undefined;
 }
+
+const NO_RECORDER: AdmissionRecorder = { warn: () => undefined, annotate: () => undefined };
 
 /** Records field ownership of every write (src/apply); optional so that storage tests need no schemas. */
 export interface FieldTracker {
@@ -118,14 +124,14 @@ export function statusFromShardError(err: unknown, rt: ResourceType, name: strin
 
 export class GenericStore {
   readonly #router: ShardAccess;
-  readonly #admission: AdmissionChain;
+  readonly #admission: Admission;
   readonly #now: () => Date;
 
   readonly #fields: FieldTracker | undefined;
   /** Per storage resource: work around writes that needs the running server (service allocation). */
   readonly #hooks = new Map<string, WriteHooks>();
 
-  constructor(router: ShardAccess, admission: AdmissionChain, now: () => Date = () => new Date(), fields?: FieldTracker) {
+  constructor(router: ShardAccess, admission: Admission, now: () => Date = () => new Date(), fields?: FieldTracker) {
     this.#router = router;
     this.#admission = admission;
     this.#now = now;
@@ -187,11 +193,12 @@ export class GenericStore {
   }
 
   /** Reads and parses one object, or null when absent. */
-  async getObject(rt: ResourceType, namespace: string, name: string, read: ReadMode = { kind: 'any' }): Promise<{ obj: KObject; revision: number } | null> {
+  async getObject(rt: ResourceType, namespace: string, name: string, read: ReadMode = { kind: 'any' }): Promise<{ obj: KObject; revision: number; stale?: boolean } | null> {
     const res = await this.#call(rt, name, this.#router.get(rt.storageResource, objectKey(rt, namespace, name), read));
     if (res.object === null) return null;
     const obj = parseObject(res.object.json);
-    return { obj: rt.conversion === undefined ? obj : rt.conversion.fromStorage(obj), revision: res.object.revision };
+    const served = rt.conversion === undefined ? obj : rt.conversion.fromStorage(obj);
+    return res.object.stale === true ? { obj: served, revision: res.object.revision, stale: true } : { obj: served, revision: res.object.revision };
   }
 
   /** Items as `page.encoding` asks (Protobuf only for types stored in their own shape: see listEncodingFor). */
@@ -209,7 +216,11 @@ export class GenericStore {
 
   async create(rt: ResourceType, namespace: string, body: KObject, opts: WriteOptions): Promise<WriteResult> {
     const ctx = this.#ctx(opts);
-    const obj = cloneJson(body);
+    let obj = cloneJson(body);
+    this.#checkTypeMeta(rt, obj);
+    this.#bindNamespace(rt, obj, namespace);
+    // Mutating admission sees the object as sent, before the type's defaulting and validation (as the original's handler).
+    obj = (await this.#admitPhase('admit', 'CREATE', rt, obj, null, opts)) ?? obj;
     this.#checkTypeMeta(rt, obj);
     this.#bindNamespace(rt, obj, namespace);
     const meta = obj.metadata;
@@ -228,7 +239,7 @@ export class GenericStore {
     this.#validate(rt, obj, [...validateObjectMeta(meta, rt), ...(rt.strategy.validate?.(obj, ctx) ?? [])]);
     const tracked = this.#track(rt, null, obj, opts, '');
     if (tracked !== obj) obj.metadata.managedFields = tracked.metadata.managedFields;
-    await this.#admit('CREATE', rt, obj, null, opts);
+    await this.#admitPhase('validate', 'CREATE', rt, obj, null, opts);
     if (rt.virtual) {
       if (!rt.strategy.answerCreate) throw errors.methodNotAllowed('create');
       const answer = await rt.strategy.answerCreate(obj, ctx);
@@ -322,22 +333,25 @@ export class GenericStore {
         return created;
       }
       const old = cur!.obj;
-      const prepared = this.#prepareUpdate(rt, decision.update, old, ctx, subresource);
+      // Mutating admission sees the new object before the type's update rules (as the original's update transformers).
+      const admitted = (await this.#admitPhase('admit', 'UPDATE', rt, decision.update, old, opts, subresource)) ?? decision.update;
+      const prepared = this.#prepareUpdate(rt, admitted, old, ctx, subresource);
       const tracked = this.#track(rt, old, prepared, opts, subresource);
       const obj = this.#fields === undefined ? tracked : this.#fields.keepTimesIfUnchanged(tracked, old);
       this.#validate(rt, obj, [
         ...validateObjectMetaUpdate(obj.metadata, old.metadata, rt),
         ...(rt.strategy.validateUpdate?.(obj, old, ctx) ?? []),
       ]);
-      await this.#admit('UPDATE', rt, obj, old, opts, subresource);
+      await this.#admitPhase('validate', 'UPDATE', rt, obj, old, opts, subresource);
       // The last finalizer of an object being deleted is gone: the object goes.
       const finalize = old.metadata.deletionTimestamp && pendingFinalizers(rt, obj) === 0;
       const txn = finalize ? NO_TRANSACTION : await this.#beginUpdate(rt, obj, old, ctx);
       let stored = false;
       try {
         if (opts.dryRun) return { status: 200, body: serializeForStorage(obj) };
-        if (!finalize && sameObject(obj, old)) {
+        if (!finalize && cur!.stale !== true && sameObject(obj, old)) {
           // Nothing changed: no write, no new resourceVersion (as the original).
+          // Unless the stored bytes are sealed with an old key: then the write re-seals them (key rotation).
           return { status: 200, body: (await this.get(rt, namespace, name, { kind: 'any' })).json };
         }
         const key = objectKey(rt, namespace, name);
@@ -420,7 +434,8 @@ export class GenericStore {
       if (pre?.resourceVersion !== undefined && pre.resourceVersion !== obj.metadata.resourceVersion) {
         throw errors.conflict(rt.group, rt.resource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion ?? ''}`);
       }
-      await this.#admit('DELETE', rt, null, obj, opts);
+      await this.#admitPhase('admit', 'DELETE', rt, null, obj, opts);
+      await this.#admitPhase('validate', 'DELETE', rt, null, obj, opts);
       // Deletion that must wait: finalizers (after adding the propagation
       // policy's), namespace spec finalizers, or a grace period (pods).
       const next = cloneJson(obj);
@@ -528,11 +543,27 @@ export class GenericStore {
    * (a Binding, an Eviction): the mutating then the validating phase.
    */
   async admitCreate(rt: ResourceType, subresource: string, obj: KObject, opts: WriteOptions): Promise<void> {
-    await this.#admit('CREATE', rt, obj, null, { ...opts, admitted: false }, subresource);
+    const o = { ...opts, admitted: false };
+    const admitted = (await this.#admitPhase('admit', 'CREATE', rt, obj, null, o, subresource)) ?? obj;
+    await this.#admitPhase('validate', 'CREATE', rt, admitted, null, o, subresource);
   }
 
-  async #admit(op: Operation, rt: ResourceType, obj: KObject | null, old: KObject | null, opts: WriteOptions, subresource = ''): Promise<void> {
-    if (opts.admitted === true) return;
+  /**
+   * Runs one admission phase for a write, when any plugin handles it (the
+   * chain knows per type, subresource and operation); answers the object as
+   * the phase left it (a mutating webhook may replace it).
+   */
+  async #admitPhase(
+    phase: 'admit' | 'validate',
+    op: Operation,
+    rt: ResourceType,
+    obj: KObject | null,
+    old: KObject | null,
+    opts: WriteOptions,
+    subresource = '',
+  ): Promise<KObject | null> {
+    if (opts.admitted === true || !this.#admission.has(phase, rt, subresource, op)) return obj;
+    const recorder = opts.recorder ?? NO_RECORDER;
     const attrs = {
       operation: op,
       resourceType: rt,
@@ -543,9 +574,12 @@ export class GenericStore {
       oldObject: old,
       user: opts.user,
       dryRun: opts.dryRun,
+      options: opts.requestOptions,
+      warn: (m: string) => recorder.warn(m),
+      annotate: (k: string, v: string) => recorder.annotate(k, v),
     };
-    await this.#admission.admit(attrs);
-    await this.#admission.validate(attrs);
+    await this.#admission[phase](attrs);
+    return attrs.object;
   }
 }
 

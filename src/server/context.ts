@@ -6,8 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiRequest, ApiResponse } from './http.ts';
 
-const EMPTY_ANNOTATIONS: ReadonlyMap<string, string> = new Map();
-
 /** A client-sent Audit-ID is kept only if short and plain (it goes into logs). */
 const SANE_AUDIT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -42,6 +40,8 @@ export interface UserInfo {
   readonly extra?: Readonly<Record<string, readonly string[]>> | undefined;
 }
 
+const EMPTY_ANNOTATIONS: ReadonlyMap<string, string> = new Map();
+
 export class RequestContext {
   /** Set by with-request-info. */
   info: RequestInfo | undefined;
@@ -59,22 +59,8 @@ export class RequestContext {
   status = 0;
   /** Warnings to send as `Warning` headers (deprecations, ...). */
   readonly warnings: string[] = [];
-  /**
-   * Annotations for this request's audit event (`<domain>/deprecated`, ...),
-   * kept here for the audit backend. As the original's AddAuditAnnotation: the
-   * first value of a key stays.
-   */
-  get auditAnnotations(): ReadonlyMap<string, string> {
-    return this.#auditAnnotations ?? EMPTY_ANNOTATIONS;
-  }
-  // Made on first use: most requests have none.
   #auditAnnotations: Map<string, string> | undefined;
   #auditID: string | undefined;
-
-  addAuditAnnotation(key: string, value: string): void {
-    this.#auditAnnotations ??= new Map();
-    if (!this.#auditAnnotations.has(key)) this.#auditAnnotations.set(key, value);
-  }
 
   #abort: AbortController | undefined;
   /**
@@ -89,6 +75,22 @@ export class RequestContext {
     readonly res: ApiResponse,
   ) {
     this.req = req;
+  }
+
+  /** Admission's recorder (AdmissionRecorder): a warning for the response. */
+  warn(message: string): void {
+    this.warnings.push(message);
+  }
+
+  /** Admission's recorder: an audit annotation for this request's audit event (the first value of a key stays). */
+  annotate(key: string, value: string): void {
+    this.#auditAnnotations ??= new Map();
+    if (!this.#auditAnnotations.has(key)) this.#auditAnnotations.set(key, value);
+  }
+
+  /** The audit annotations recorded so far (empty for most requests). */
+  get auditAnnotations(): ReadonlyMap<string, string> {
+    return this.#auditAnnotations ?? EMPTY_ANNOTATIONS;
   }
 
   /**

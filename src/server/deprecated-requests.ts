@@ -13,7 +13,7 @@ import { names } from '../naming/index.ts';
 
 export function recordDeprecatedRequest(metrics: ApiserverMetrics, ctx: RequestContext, rt: ResourceType, info: RequestInfo): void {
   const removed = rt.deprecated?.removed ?? '';
-  ctx.addAuditAnnotation(names.annotations.deprecatedApi, 'true');
-  if (removed !== '') ctx.addAuditAnnotation(names.annotations.removedRelease, removed);
+  ctx.annotate(names.annotations.deprecatedApi, 'true');
+  if (removed !== '') ctx.annotate(names.annotations.removedRelease, removed);
   metrics.markDeprecatedApiRequested({ group: rt.group, version: rt.version, resource: rt.resource, subresource: info.subresource, removedRelease: removed });
 }

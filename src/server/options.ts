@@ -30,6 +30,8 @@ export interface ServerOptions {
   storageBackend: 'embedded' | 'etcd3';
   /** Cut a damaged embedded WAL at the damage instead of refusing to start (drops what follows; logged). */
   embeddedWalRepair: boolean;
+  /** EncryptionConfiguration file: encryption at rest (src/storage/encryption); absent: values stored as they are. */
+  encryptionProviderConfig: string | undefined;
   etcdServers: string[];
   etcdPrefix: string;
   etcdCompactionIntervalMs: number;
@@ -201,6 +203,10 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     set: (o, v) => (o.embeddedWalRepair = bool('embedded-wal-repair')(v)),
     boolean: true,
     help: 'start even if the embedded store is damaged, by cutting its log at the damage (writes after it are lost; logged, the cut bytes kept as .broken files); for one start only, see ops/runbook.md',
+  },
+  'encryption-provider-config': {
+    set: (o, v) => (o.encryptionProviderConfig = v),
+    help: 'file with the EncryptionConfiguration: how objects are encrypted at rest per resource (identity, aescbc, aesgcm, secretbox, kms v1/v2)',
   },
   'etcd-servers': { set: (o, v) => (o.etcdServers = list(v)), help: 'etcd client URLs, comma-separated' },
   'etcd-prefix': { set: (o, v) => (o.etcdPrefix = v), help: 'key prefix in etcd' },
@@ -429,6 +435,7 @@ export function defaultOptions(): ServerOptions {
     apiFlavor: DEFAULT_API_FLAVOR,
     storageBackend: 'embedded',
     embeddedWalRepair: false,
+    encryptionProviderConfig: undefined,
     etcdServers: [],
     etcdPrefix: '/registry',
     etcdCompactionIntervalMs: 5 * 60_000,

@@ -25,9 +25,9 @@ import { createRoutes } from './routes.ts';
 import { builtinResourceTypes } from '../registry/catalog/index.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
 import { GenericStore } from '../registry/generic-store.ts';
-import { AdmissionChain, type AdmissionPlugin } from '../admission/types.ts';
-import { namespaceLifecycle } from '../admission/plugins/namespace-lifecycle.ts';
-import { admissionPluginEnabled } from '../admission/plugin-names.ts';
+import { buildAdmissionChain } from '../admission/plugin-table.ts';
+import { WatchCacheLookup } from '../admission/lookup.ts';
+import type { Authorizer } from '../authz/types.ts';
 import { createResourceHandler } from '../endpoints/resource-handler.ts';
 import { PatchSchemas } from '../endpoints/patch-handler.ts';
 import { preloadProtobuf } from '../protobuf/index.ts';
@@ -130,23 +130,21 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     // Validated with the flag; the gates this thread's behaviour follows.
     const gates = new FeatureGates(opts.featureGates);
     // Admission and the generic store.
-    const namespaces = registry.lookup('', 'v1', 'namespaces')!;
-    const plugins: AdmissionPlugin[] = [];
-    const generic: { store?: GenericStore } = {};
-    if (admissionPluginEnabled('NamespaceLifecycle', opts.enableAdmissionPlugins, opts.disableAdmissionPlugins)) {
-      plugins.push(
-        namespaceLifecycle({
-          async phase(name) {
-            const ns = await generic.store!.getObject(namespaces, '', name, { kind: 'any' });
-            if (ns === null) return undefined;
-            return ns.obj.metadata.deletionTimestamp ? 'Terminating' : 'Active';
-          },
-        }),
-      );
-    }
+    const generic: { store?: GenericStore; authorizer?: Authorizer } = {};
+    const lookup = new WatchCacheLookup(registry, () => generic.store!);
+    cleanups.push(() => lookup.close());
+    const admission = await buildAdmissionChain({
+      opts,
+      logger,
+      registry,
+      lookup,
+      store: () => generic.store!,
+      authorizer: () => generic.authorizer!,
+      onClose: (c) => cleanups.push(c),
+    });
     const openapi = buildOpenApi(registry);
     const fieldManager = new FieldManager(openapi.schemas);
-    const store = new GenericStore(router, new AdmissionChain(plugins), undefined, {
+    const store = new GenericStore(router, admission, undefined, {
       update: (req) => fieldManager.update(req),
       keepTimesIfUnchanged: (next, old) => keepTimesIfUnchanged(next, old),
     });
@@ -179,6 +177,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       if (notReady.length > 0) throw new Error(`caches not ready: ${notReady.join(', ')}`);
     });
     health.add('healthz', opts.storageBackend === 'etcd3' ? 'etcd' : 'storage', async () => {
+      const namespaces = registry.lookup('', 'v1', 'namespaces')!;
       await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
     });
     const metrics = createMetrics({
@@ -213,6 +212,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     const authz = await buildServerAuthorization(opts, { store, registry, logger, extraFactories: { RBAC: rbac.factory } });
     cleanups.push(() => authz.close());
     const authorizer = authz.authorizer;
+    generic.authorizer = authorizer;
     rbac.installEscalationChecks(authorizer);
     inp.reviews.reviewer.bind(authz.authorizer, authz.rules);
 

@@ -20,7 +20,8 @@ import { ResourceRegistry } from '../registry/registry.ts';
 import { unbuiltDefaultPlugins } from '../admission/plugin-names.ts';
 import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
 import { ShardRouter } from '../../shards/router.ts';
-import type { StoreConfig } from '../storage/config.ts';
+import type { ShardStoreConfig, StoreConfig } from '../storage/config.ts';
+import { readEncryptionConfig } from '../storage/encryption/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
@@ -105,10 +106,12 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
 
     // Types, shards and storage.
     const { registry, reviews } = buildRegistry(opts);
-    const store: StoreConfig =
+    const backend: StoreConfig =
       opts.storageBackend === 'etcd3'
         ? { backend: 'etcd3', endpoints: opts.etcdServers, prefix: opts.etcdPrefix }
         : { backend: 'embedded', dataDir: path.join(files.dir, 'store'), repair: opts.embeddedWalRepair };
+    // Encryption at rest: read and checked here, so a bad file refuses the start before anything is stored.
+    const store: ShardStoreConfig = opts.encryptionProviderConfig === undefined ? backend : { ...backend, encryption: await readEncryptionConfig(opts.encryptionProviderConfig) };
     const router = await ShardRouter.start({
       shards: opts.shards,
       // The range records of service allocation ride along as a storage resource of their own.

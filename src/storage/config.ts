@@ -4,6 +4,7 @@
  */
 import type { Store } from './interface.ts';
 import type { RecoveryNote } from './embedded/recovery.ts';
+import type { EncryptionConfig } from './encryption/config.ts';
 
 export type StoreConfig =
   | {
@@ -13,6 +14,9 @@ export type StoreConfig =
       repair?: boolean;
     }
   | { backend: 'etcd3'; endpoints: string[]; prefix: string };
+
+/** Where the shards store objects, and how values are sealed on the way (encryption at rest; absent: as they are). */
+export type ShardStoreConfig = StoreConfig & { encryption?: EncryptionConfig | undefined };
 
 /** Something opening a store found that belongs in the server log. Plain data, so it can cross threads. */
 export type StoreOpenNote = RecoveryNote;

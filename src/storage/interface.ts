@@ -40,6 +40,12 @@ export interface KeyValue {
   readonly createRevision: Revision;
   /** Revision of the last write to the key. */
   readonly modRevision: Revision;
+  /**
+   * The value was read through another than the current writing transformer
+   * (an old encryption key or provider): the next update rewrites it even if
+   * the object is unchanged. Set by encryption at rest only.
+   */
+  readonly stale?: boolean;
 }
 
 /** A change of one key, as delivered by {@link Store.watch}. */
@@ -56,6 +62,8 @@ export interface StoreEvent {
   readonly prevValue: Uint8Array | null;
   /** modRevision before the change; 0 when the put created the key. */
   readonly prevModRevision: Revision;
+  /** As KeyValue.stale, for `value`. */
+  readonly stale?: boolean;
 }
 
 export interface RangeOptions {

@@ -20,6 +20,8 @@ export interface CachedObject {
    * Protobuf list or watch that carries this version and then shared by all.
    */
   protobuf: Uint8Array | undefined;
+  /** Read through an old encryption key or provider: the next update rewrites it (see storage/encryption). */
+  readonly stale?: boolean;
   /** The parsed JSON (a fresh parse unless a selector already parsed it: do not modify it). */
   parse(): Readonly<Record<string, unknown>>;
   /** Labels, decoded on first use. */
@@ -33,7 +35,7 @@ export interface CachedObject {
  * type; it knows how the key encodes namespace and name.
  */
 export interface ObjectCodec {
-  decode(key: string, value: Uint8Array, revision: Revision): CachedObject;
+  decode(key: string, value: Uint8Array, revision: Revision, stale?: boolean): CachedObject;
   /** The same object presented at another revision (a DELETED event carries the last state at the delete's revision). */
   represent(obj: CachedObject, revision: Revision): CachedObject;
   /**

@@ -54,6 +54,7 @@ class JsonCachedObject implements CachedObject {
     readonly revision: Revision,
     readonly json: Uint8Array,
     parsed?: Json,
+    readonly stale?: boolean,
   ) {
     this.#parsed = parsed;
   }
@@ -107,7 +108,7 @@ export class JsonObjectCodec implements ObjectCodec {
     this.#opts = opts;
   }
 
-  decode(key: string, value: Uint8Array, revision: Revision): CachedObject {
+  decode(key: string, value: Uint8Array, revision: Revision, stale?: boolean): CachedObject {
     const { namespace, name } = splitKey(key, this.#opts.prefix.length, this.#opts.namespaced);
     const buf = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     const at = buf.indexOf(PLACEHOLDER);
@@ -119,7 +120,7 @@ export class JsonObjectCodec implements ObjectCodec {
       buf.copy(json, 0, 0, at);
       rv.copy(json, at);
       buf.copy(json, at + rv.length, at + PLACEHOLDER.length);
-      return new JsonCachedObject(key, namespace, name, revision, json);
+      return new JsonCachedObject(key, namespace, name, revision, json, undefined, stale === true ? true : undefined);
     }
     // Slow path: no placeholder (an object written by another tool). Bring it
     // into the canonical layout so that `represent` can splice it later.
@@ -131,7 +132,7 @@ export class JsonObjectCodec implements ObjectCodec {
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ObjectDecodeError(key, namespace, name, revision);
     const canonical = Buffer.from(serializeForStorage(parsed as Record<string, unknown>));
-    return this.decode(key, canonical, revision);
+    return this.decode(key, canonical, revision, stale);
   }
 
   represent(obj: CachedObject, revision: Revision): CachedObject {
@@ -141,7 +142,7 @@ export class JsonObjectCodec implements ObjectCodec {
     const at = json.indexOf(head);
     if (at < 0) throw new Error(`object ${obj.key} is not in canonical JSON layout`);
     const stored = Buffer.concat([json.subarray(0, at), PLACEHOLDER, json.subarray(at + head.length)]);
-    return this.decode(obj.key, stored, revision);
+    return this.decode(obj.key, stored, revision, obj.stale);
   }
 
   bookmark(revision: Revision, initialEventsEnd: boolean): Uint8Array {

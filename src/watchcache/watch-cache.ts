@@ -123,7 +123,7 @@ export class WatchCache {
     this.#watchers.closeAll(new CompactedError(revision, revision));
     const entries: [string, CachedObject][] = kvs.map((kv) => [
       kv.key,
-      this.#codec.decode(kv.key, kv.value, kv.modRevision),
+      this.#codec.decode(kv.key, kv.value, kv.modRevision, kv.stale),
     ]);
     this.#objects = new BTree<string, CachedObject>(entries);
     this.#window.clear();
@@ -154,7 +154,7 @@ export class WatchCache {
           object = remembered;
           this.#recentlyWritten.delete(ev.key);
         } else {
-          object = this.#codec.decode(ev.key, ev.value!, ev.revision);
+          object = this.#codec.decode(ev.key, ev.value!, ev.revision, ev.stale);
         }
         this.#objects.set(ev.key, object);
         const type: CacheEventType = prev === null ? 'ADDED' : 'MODIFIED';

@@ -5,6 +5,7 @@
  */
 import { errors, StatusError } from '../../api/status.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
+import type { AdmissionPluginFactory } from '../plugin-table.ts';
 import { names } from '../../naming/index.ts';
 
 export const IMMORTAL_NAMESPACES = ['default', names.systemNamespace, names.publicNamespace] as const;
@@ -17,6 +18,8 @@ export interface NamespaceLookup {
 export function namespaceLifecycle(namespaces: NamespaceLookup): AdmissionPlugin {
   return {
     name: 'NamespaceLifecycle',
+    // Namespaced content is checked on create; namespaces themselves on delete.
+    handles: (rt, _sub, op) => (rt.group === '' && rt.resource === 'namespaces' ? op === 'DELETE' : rt.namespaced && op === 'CREATE'),
     async validate(attrs: AdmissionAttributes): Promise<void> {
       const rt = attrs.resourceType;
       if (rt.group === '' && rt.resource === 'namespaces') {
@@ -43,3 +46,18 @@ export function namespaceLifecycle(namespaces: NamespaceLookup): AdmissionPlugin
     },
   };
 }
+
+export const namespaceLifecycleFactory: AdmissionPluginFactory = {
+  name: 'NamespaceLifecycle',
+  create(deps) {
+    const namespaces = deps.lookup.type('', 'v1', 'namespaces')!;
+    return namespaceLifecycle({
+      async phase(name) {
+        // Live: a namespace marked for deletion a moment ago must already refuse new content.
+        const ns = await deps.lookup.get(namespaces, '', name, { live: true });
+        if (ns === null) return undefined;
+        return ns.metadata.deletionTimestamp ? 'Terminating' : 'Active';
+      },
+    });
+  },
+};
