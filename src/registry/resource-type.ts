@@ -6,6 +6,7 @@
  */
 import type { Strategy } from './strategy.ts';
 import type { KObject } from './object.ts';
+import type { Relabel } from './conversions/relabel.ts';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
@@ -27,6 +28,12 @@ export interface SubresourceType {
 export interface Conversion {
   toStorage(obj: KObject): KObject;
   fromStorage(obj: KObject): KObject;
+  /**
+   * Set when the versions differ only in apiVersion: reads splice it into the
+   * stored bytes (conversions/relabel.ts) instead of parsing, and Protobuf
+   * list items (the same messages) pass through.
+   */
+  readonly relabel?: Relabel;
 }
 
 /** The part of a resource type a catalog file writes. */

@@ -39,7 +39,7 @@ function olderVersion(
   version: string,
   since: string,
   removed: string,
-  opts: { convert?: (served: string, stored: string) => Conversion; strategy?: Strategy; replacement?: { version: string } } = {},
+  opts: { convert?: (served: string, stored: string, kind: string) => Conversion; strategy?: Strategy; replacement?: { version: string } } = {},
 ): ResourceTypeDef {
   const deprecated: Deprecation = {
     since,
@@ -51,7 +51,7 @@ function olderVersion(
     ...current,
     version,
     storageOf: current.storageOf ?? { group: current.group, resource: current.resource },
-    conversion: convert(gv(current.group, version), gv(current.group, current.version)),
+    conversion: convert(gv(current.group, version), gv(current.group, current.version), current.kind),
     deprecated,
     ...(opts.strategy ? { strategy: opts.strategy } : {}),
   };

@@ -15,6 +15,7 @@ import { ALL_TYPES } from '../../openapi/types/index.ts';
 import { isPlainObject } from '../object.ts';
 import { eventFromV1, eventToV1 } from '../strategies/event-conversion.ts';
 import { pushAll } from '../../api/push-all.ts';
+import { relabelFor } from './relabel.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -24,9 +25,13 @@ function withApiVersion(obj: KObject, apiVersion: string): KObject {
   return out;
 }
 
-/** Versions with the same fields: only apiVersion differs. */
-export function sameShape(served: string, stored: string): Conversion {
-  return { toStorage: (o) => withApiVersion(o, stored), fromStorage: (o) => withApiVersion(o, served) };
+/** Versions with the same fields: only apiVersion differs (reads splice it into the stored bytes). */
+export function sameShape(served: string, stored: string, kind?: string): Conversion {
+  return {
+    toStorage: (o) => withApiVersion(o, stored),
+    fromStorage: (o) => withApiVersion(o, served),
+    ...(kind === undefined ? {} : { relabel: relabelFor(kind, stored, served) }),
+  };
 }
 
 /** Chains two conversions: served -> middle -> stored. */
