@@ -38,17 +38,26 @@ const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const NEWLINE = 0x0a;
 
+/** Index of the quote closing the string whose opening quote is at `open` (native indexOf, then odd backslash runs skipped), or -1. */
+function endOfString(bytes: Uint8Array, open: number): number {
+  let at = open;
+  for (;;) {
+    at = bytes.indexOf(QUOTE, at + 1);
+    if (at < 0) return -1;
+    let slashes = 0;
+    while (bytes[at - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return at;
+  }
+}
+
 /** Index just past the JSON value (object or array) starting at `at`, or -1 when it does not close. */
 function endOfValue(bytes: Uint8Array, at: number): number {
   let depth = 0;
-  let inString = false;
   for (let i = at; i < bytes.length; i++) {
     const b = bytes[i]!;
-    if (inString) {
-      if (b === BACKSLASH) i++;
-      else if (b === QUOTE) inString = false;
-    } else if (b === QUOTE) {
-      inString = true;
+    if (b === QUOTE) {
+      i = endOfString(bytes, i);
+      if (i < 0) return -1;
     } else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
       depth++;
     } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
