@@ -29,7 +29,7 @@ run_leg() {
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
   set +e
-  env "${envs[@]}" "$node" --import tsx --test --test-reporter=tap --test-concurrency=2 "$@" 2>&1 | tee "$log"
+  env "${envs[@]}" "$node" --import tsx --test --test-reporter=tap --test-concurrency=2 --test-force-exit "$@" 2>&1 | tee "$log"
   local status=${PIPESTATUS[0]}
   set -e
   local tests

@@ -19,6 +19,10 @@
  * (or BENCH_ORIGINAL_APISERVER) runs loadtest/original/side-by-side.ts instead:
  * ours and the original (with its own etcd) in interleaved rounds, ratio
  * columns, and LIST of 50,000 ConfigMaps; written to loadtest/results/vs-original.md.
+ *
+ * Authorization's cost (opt-in): `--authz` runs loadtest/h2load/authz.ts instead:
+ * gets/s under Node,RBAC vs AlwaysAllow for a user outside system:masters,
+ * interleaved rounds; written to loadtest/results/authz.md.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -32,6 +36,7 @@ import { BACKENDS, REPO_ROOT, describeServer, startApiServer, startBenchEtcd, st
 import { H1Client } from '../api/client.ts';
 import { runH2load, type H2loadResult, type H2loadRun } from './h2load.ts';
 import { runSideBySide } from '../original/side-by-side.ts';
+import { runAuthzBench } from './authz.ts';
 
 const SECONDS = envNumber('BENCH_H2LOAD_SECONDS', 8);
 const RUNS = envNumber('BENCH_H2LOAD_RUNS', 3);
@@ -118,6 +123,7 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
     console.log('h2load benchmark skipped: h2load is not installed (apt-get install nghttp2-client).');
     return 0;
   }
+  if (argv.includes('--authz')) return runAuthzBench(argv);
   const original = argValue('original', argv) ?? process.env['BENCH_ORIGINAL_APISERVER'];
   if (original !== undefined && original !== '') return runSideBySide(original, argv, argValue('out', argv));
   const only = argValue('only', argv);

@@ -22,7 +22,6 @@ import type { TokenAuthenticator } from './token.ts';
 import type { ObjectSource } from './object-source.ts';
 import { ServiceAccountTokenAuthenticator } from './service-account/authenticator.ts';
 import type { ServiceAccountConfig } from './service-account/config.ts';
-import { PublicPathsAuthenticator } from './service-account/public-paths.ts';
 import { LengthPrefilteredTokenAuthenticator } from './service-account/static-token-prefilter.ts';
 import { BootstrapTokenAuthenticator } from './bootstrap-token.ts';
 import { RequestHeaderAuthenticator, requestHeaderNamesFilter } from './request-header.ts';
@@ -41,8 +40,6 @@ export interface AuthenticatorDeps {
   readonly objects: ObjectSource;
   /** Service-account tokens (service-account/config.ts); absent: not accepted. */
   readonly serviceAccounts?: ServiceAccountConfig | undefined;
-  /** Paths anyone may GET without a credential (issuer discovery). */
-  readonly publicPaths?: ReadonlySet<string> | undefined;
 }
 
 export interface BuiltAuthenticator {
@@ -122,10 +119,11 @@ export async function buildAuthenticator(opts: ServerOptions, deps: Authenticato
     tokens,
     anonymous: anonymous.enabled,
   });
-  const authenticator =
-    deps.publicPaths !== undefined && deps.publicPaths.size > 0 ? new PublicPathsAuthenticator(requestAuthenticator, deps.publicPaths) : requestAuthenticator;
+  // Issuer discovery has no bypass: as in the original, its documents go to whom authorization allows
+  // (system:service-account-issuer-discovery, bound to service accounts; an operator may bind it to
+  // system:unauthenticated), and a request without a credential is 401 when anonymous access is off.
   return {
-    authenticator,
+    authenticator: requestAuthenticator,
     stripHeaders,
     tokenReviewer: new TokenReviewer(tokens, deps.serviceAccounts?.apiAudiences ?? []),
     close: async () => {

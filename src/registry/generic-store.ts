@@ -98,6 +98,27 @@ function storedBytes(rt: ResourceType, obj: KObject): Uint8Array {
   return serializeForStorage(rt.conversion === undefined ? obj : rt.conversion.toStorage(obj));
 }
 
+/*
+ * The same three for conversions that call out (toStorageMany/fromStorageMany):
+ * awaited only for such types, so every other type keeps the synchronous path.
+ */
+async function storedBytesAsync(rt: ResourceType, obj: KObject): Promise<Uint8Array> {
+  const many = rt.conversion?.toStorageMany;
+  return many === undefined ? storedBytes(rt, obj) : serializeForStorage((await many([obj]))[0]!);
+}
+
+async function servedBytesAsync(rt: ResourceType, bytes: Uint8Array): Promise<Uint8Array> {
+  const many = rt.conversion?.fromStorageMany;
+  return many === undefined ? servedBytes(rt, bytes) : textEncoder.encode(JSON.stringify((await many([parseObject(bytes)]))[0]));
+}
+
+async function servedItemsAsync(rt: ResourceType, items: Uint8Array, count: number): Promise<Uint8Array> {
+  const many = rt.conversion?.fromStorageMany;
+  if (many === undefined || count === 0) return servedItems(rt, items, count);
+  const parsed = JSON.parse(`[${Buffer.from(items.buffer, items.byteOffset, items.byteLength).toString('utf8')}]`) as KObject[];
+  return textEncoder.encode(JSON.stringify(await many(parsed)).slice(1, -1));
+}
+
 export function parseObject(bytes: Uint8Array): KObject {
   return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as KObject;
 }
@@ -194,7 +215,7 @@ export class GenericStore {
   async get(rt: ResourceType, namespace: string, name: string, read: ReadMode): Promise<ObjectBytes> {
     const res = await this.#call(rt, name, this.#router.get(rt.storageResource, objectKey(rt, namespace, name), read));
     if (res.object === null) throw errors.notFound(rt.group, rt.resource, name);
-    return rt.conversion === undefined ? res.object : { json: servedBytes(rt, res.object.json), revision: res.object.revision };
+    return rt.conversion === undefined ? res.object : { json: (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, res.object.json) : await servedBytesAsync(rt, res.object.json)), revision: res.object.revision };
   }
 
   /** Reads and parses one object, or null when absent. */
@@ -202,7 +223,7 @@ export class GenericStore {
     const res = await this.#call(rt, name, this.#router.get(rt.storageResource, objectKey(rt, namespace, name), read));
     if (res.object === null) return null;
     const obj = parseObject(res.object.json);
-    const served = rt.conversion === undefined ? obj : rt.conversion.fromStorage(obj);
+    const served = rt.conversion?.fromStorageMany !== undefined ? (await rt.conversion.fromStorageMany([obj]))[0]! : rt.conversion === undefined ? obj : rt.conversion.fromStorage(obj);
     return res.object.stale === true ? { obj: served, revision: res.object.revision, stale: true } : { obj: served, revision: res.object.revision };
   }
 
@@ -215,7 +236,7 @@ export class GenericStore {
   ): Promise<ListReply> {
     const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, page));
     // Protobuf items come only for relabeled types (listEncodingFor): the same messages, the served envelope.
-    return rt.conversion === undefined || reply.encoding === 'protobuf' ? reply : { ...reply, items: servedItems(rt, reply.items, reply.count) };
+    return rt.conversion === undefined || reply.encoding === 'protobuf' ? reply : { ...reply, items: await servedItemsAsync(rt, reply.items, reply.count) };
   }
 
   // ---- create ----
@@ -240,12 +261,14 @@ export class GenericStore {
     if (rt.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
     rt.strategy.prepareForCreate?.(obj, ctx);
+    // Admission names the object as the request did: a generated name is not the request's (the original's attributes carry "").
+    const requestedName = meta.name ?? '';
     const generate = (meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '';
     if (generate) meta.name = generatedName(meta.generateName!);
     this.#validate(rt, obj, [...validateObjectMeta(meta, rt), ...(rt.strategy.validate?.(obj, ctx) ?? [])]);
     const tracked = this.#track(rt, null, obj, opts, '');
     if (tracked !== obj) obj.metadata.managedFields = tracked.metadata.managedFields;
-    await this.#admitPhase('validate', 'CREATE', rt, obj, null, opts);
+    await this.#admitPhase('validate', 'CREATE', rt, obj, null, opts, '', requestedName);
     if (rt.virtual) {
       if (!rt.strategy.answerCreate) throw errors.methodNotAllowed('create');
       const answer = await rt.strategy.answerCreate(obj, ctx);
@@ -272,9 +295,9 @@ export class GenericStore {
         return { status: 201, body: serializeForStorage(obj) };
       }
       try {
-        const created = await this.#router.create(rt.storageResource, objectKey(rt, namespace, name), storedBytes(rt, obj));
+        const created = await this.#router.create(rt.storageResource, objectKey(rt, namespace, name), (rt.conversion?.toStorageMany === undefined ? storedBytes(rt, obj) : await storedBytesAsync(rt, obj)));
         onStored();
-        return { status: 201, body: servedBytes(rt, created.json) };
+        return { status: 201, body: (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, created.json) : await servedBytesAsync(rt, created.json)) };
       } catch (err) {
         // A generated name may collide: draw another, as the original retries.
         if (generate && err instanceof ShardCallError && err.error.code === 'AlreadyExists' && attempt < MAX_GENERATE_NAME_ATTEMPTS) {
@@ -364,11 +387,11 @@ export class GenericStore {
         if (finalize) {
           const deleted = await this.#router.delete(rt.storageResource, key, cur!.revision);
           await this.#afterDelete(rt, old, ctx);
-          return { status: 200, body: servedBytes(rt, deleted.json) };
+          return { status: 200, body: (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, deleted.json) : await servedBytesAsync(rt, deleted.json)) };
         }
-        const updated = await this.#router.update(rt.storageResource, key, storedBytes(rt, obj), cur!.revision);
+        const updated = await this.#router.update(rt.storageResource, key, (rt.conversion?.toStorageMany === undefined ? storedBytes(rt, obj) : await storedBytesAsync(rt, obj)), cur!.revision);
         stored = true;
-        return { status: 200, body: servedBytes(rt, updated.json) };
+        return { status: 200, body: (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, updated.json) : await servedBytesAsync(rt, updated.json)) };
       } catch (err) {
         if (err instanceof ShardCallError && (err.error.code === 'Conflict' || err.error.code === 'NotFound') && attempt < 16) {
           read = { kind: 'latest' };
@@ -446,6 +469,7 @@ export class GenericStore {
       // policy's), namespace spec finalizers, or a grace period (pods).
       const next = cloneJson(obj);
       applyPropagation(next, opts);
+      rt.strategy.beforeDelete?.(next, ctx);
       const grace = rt.strategy.gracePeriod?.(next, opts.gracePeriodSeconds) ?? 0;
       const waits = pendingFinalizers(rt, next) > 0 || grace > 0;
       if (waits) {
@@ -462,9 +486,9 @@ export class GenericStore {
         if (opts.dryRun) return { status: 200, body: serializeForStorage(next) };
         if (sameObject(next, obj)) return { status: 200, body: (await this.get(rt, namespace, name, { kind: 'any' })).json };
         try {
-          const updated = await this.#router.update(rt.storageResource, objectKey(rt, namespace, name), storedBytes(rt, next), cur.revision);
+          const updated = await this.#router.update(rt.storageResource, objectKey(rt, namespace, name), (rt.conversion?.toStorageMany === undefined ? storedBytes(rt, next) : await storedBytesAsync(rt, next)), cur.revision);
           const status = opts.propagationPolicy === 'Foreground' || opts.orphanDependents === false ? 202 : 200;
-          return { status, body: servedBytes(rt, updated.json) };
+          return { status, body: (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, updated.json) : await servedBytesAsync(rt, updated.json)) };
         } catch (err) {
           if (err instanceof ShardCallError && err.error.code === 'Conflict' && attempt < 16) {
             read = { kind: 'latest' };
@@ -477,7 +501,7 @@ export class GenericStore {
       try {
         const deleted = await this.#router.delete(rt.storageResource, objectKey(rt, namespace, name), cur.revision);
         await this.#afterDelete(rt, obj, ctx);
-        return { status: 200, body: rt.strategy.returnDeletedObject ? servedBytes(rt, deleted.json) : successStatus(rt, obj) };
+        return { status: 200, body: rt.strategy.returnDeletedObject ? (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, deleted.json) : await servedBytesAsync(rt, deleted.json)) : successStatus(rt, obj) };
       } catch (err) {
         if (err instanceof ShardCallError && err.error.code === 'Conflict' && attempt < 16) {
           read = { kind: 'latest' };
@@ -567,6 +591,7 @@ export class GenericStore {
     old: KObject | null,
     opts: WriteOptions,
     subresource = '',
+    name: string = (obj ?? old)?.metadata.name ?? '',
   ): Promise<KObject | null> {
     if (opts.admitted === true || !this.#admission.has(phase, rt, subresource, op)) return obj;
     const recorder = opts.recorder ?? NO_RECORDER;
@@ -575,7 +600,7 @@ export class GenericStore {
       resourceType: rt,
       subresource,
       namespace: (obj ?? old)?.metadata.namespace ?? '',
-      name: (obj ?? old)?.metadata.name ?? '',
+      name,
       object: obj,
       oldObject: old,
       user: opts.user,

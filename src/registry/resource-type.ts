@@ -34,6 +34,12 @@ export interface Conversion {
    * list items (the same messages) pass through.
    */
   readonly relabel?: Relabel;
+  /**
+   * Conversions that call out (a custom resource's conversion webhook),
+   * batched: when set, the store and the watch use these instead.
+   */
+  toStorageMany?(objs: KObject[]): Promise<KObject[]>;
+  fromStorageMany?(objs: KObject[]): Promise<KObject[]>;
 }
 
 /** The part of a resource type a catalog file writes. */

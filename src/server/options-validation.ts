@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import { AuthorizationConfigError, validateAuthorizationModes } from '../authz/mode.ts';
 import { authorizationOptionProblems, plannedModeFactories } from '../authz/build.ts';
-import { admissionPluginProblems } from '../admission/plugin-names.ts';
+import { admissionPluginEnabled, admissionPluginProblems } from '../admission/plugin-names.ts';
+import { podSecurityOptionProblems } from '../admission/plugins/pod-security/config.ts';
 import { MAX_TIMER_MS } from './long-timer.ts';
 import { OptionsError, type ServerOptions } from './options.ts';
 import { oidcOptionProblems } from '../authn/oidc/config.ts';
@@ -60,6 +61,7 @@ function fileProblems(o: ServerOptions): string[] {
   check('tls-private-key-file', o.tlsPrivateKeyFile);
   check('client-ca-file', o.clientCaFile);
   check('token-auth-file', o.tokenAuthFile);
+  check('admission-control-config-file', o.admissionControlConfigFile);
   check('authorization-policy-file', o.authorizationPolicyFile);
   check('authorization-webhook-config-file', o.authorizationWebhookConfigFile);
   check('service-account-signing-key-file', o.serviceAccountSigningKeyFile);
@@ -95,6 +97,7 @@ export function validateOptions(o: ServerOptions): void {
   }
   problems.push(...authorizationOptionProblems(o));
   problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
+  problems.push(...podSecurityOptionProblems(o, admissionPluginEnabled('PodSecurity', o.enableAdmissionPlugins, o.disableAdmissionPlugins)));
   problems.push(...timerProblems(o));
   problems.push(...fileProblems(o));
   problems.push(...oidcOptionProblems(o.oidc));

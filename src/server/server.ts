@@ -23,6 +23,8 @@ import { ShardRouter } from '../../shards/router.ts';
 import type { ShardStoreConfig, StoreConfig } from '../storage/config.ts';
 import { readEncryptionConfig } from '../storage/encryption/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
+import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.ts';
+import { CrdController } from '../apiextensions/controller.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
@@ -167,6 +169,13 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
+    const saController = new ServiceAccountsController(genericStore, registry, logger);
+    saController.start();
+    cleanups.push(() => saController.stop());
+    // Custom resource definitions: names, Established, and deletion of their instances (src/apiextensions).
+    const crdController = new CrdController(genericStore, registry, logger);
+    cleanups.push(() => crdController.close());
+    await crdController.start();
     const services = registry.lookup('', 'v1', 'services');
     if (services !== undefined) {
       const allocation = await startServiceAllocation({

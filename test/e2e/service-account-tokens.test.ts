@@ -342,8 +342,11 @@ describe('TokenReview of service-account tokens', () => {
 });
 
 describe('issuer discovery', () => {
-  it('serves the OpenID configuration and the JWKS without credentials', async () => {
-    const config = await srv.request('GET', '/.well-known/openid-configuration', undefined, { as: 'none' });
+  it('serves the OpenID configuration and the JWKS to an authenticated client; without a credential 401 (AlwaysAllow turns anonymous off)', async () => {
+    // The original has no bypass for these paths (test/authz/issuer-discovery.test.ts has the RBAC cases).
+    assertUnauthorized(await srv.request('GET', '/.well-known/openid-configuration', undefined, { as: 'none' }), 'no credential on the configuration');
+    assertUnauthorized(await srv.request('GET', '/openid/v1/jwks', undefined, { as: 'none' }), 'no credential on the JWKS');
+    const config = await srv.request('GET', '/.well-known/openid-configuration', undefined, { as: 'token' });
     assert.equal(config.status, 200, config.body);
     assert.equal(config.headers['content-type'], 'application/json');
     assert.equal(config.headers['cache-control'], 'public, max-age=3600');
@@ -354,7 +357,7 @@ describe('issuer discovery', () => {
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
     });
-    const jwks = await srv.request('GET', '/openid/v1/jwks', undefined, { as: 'none' });
+    const jwks = await srv.request('GET', '/openid/v1/jwks', undefined, { as: 'token' });
     assert.equal(jwks.status, 200, jwks.body);
     assert.equal(jwks.headers['content-type'], 'application/jwk-set+json');
     const keys = jwks.json<{ keys: Array<Record<string, string>> }>().keys;
@@ -369,11 +372,14 @@ describe('issuer discovery', () => {
     await createSa('external');
     const token = await issue('external', { audiences: ['vault'] });
     const ca = await readFile(srv.server.files.caCertPath);
-    const config = (await srv.request('GET', '/.well-known/openid-configuration', undefined, { as: 'none' })).json<{ issuer: string; jwks_uri: string }>();
+    // The verifier fetches with a token of its own, as an in-cluster one with its service account's.
+    await createSa('verifier');
+    const own = await issue('verifier');
+    const config = (await srv.request('GET', '/.well-known/openid-configuration', undefined, { as: { token: own } })).json<{ issuer: string; jwks_uri: string }>();
     const agent = new https.Agent({ ca });
     const fetchWithCa = (url: string, options: { headers: Headers; signal: AbortSignal }): Promise<Response> =>
       new Promise((resolve, reject) => {
-        const req = https.get(url, { agent, headers: Object.fromEntries(options.headers.entries()), signal: options.signal, servername: 'localhost' }, (res) => {
+        const req = https.get(url, { agent, headers: { ...Object.fromEntries(options.headers.entries()), authorization: `Bearer ${own}` }, signal: options.signal, servername: 'localhost' }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: { 'content-type': String(res.headers['content-type']) } })));

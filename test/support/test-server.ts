@@ -15,6 +15,8 @@ import { createLogger, type LogDestination, type LogLevel } from '../../src/serv
 import { startServer, type RunningServer } from '../../src/server/server.ts';
 import { uwsPortArg } from './uws-toggle.ts';
 
+const STOP_WATCHDOG_MS = 90_000;
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -185,7 +187,16 @@ export async function startTestServer(
     stop: async () => {
       agent.destroy();
       certAgent.destroy();
-      await server.close();
+      // A server that does not stop fails the test that stops it instead of stalling the whole run.
+      let timer: NodeJS.Timeout | undefined;
+      const watchdog = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the test server did not stop within ${STOP_WATCHDOG_MS / 1000} s`)), STOP_WATCHDOG_MS);
+      });
+      try {
+        await Promise.race([server.close(), watchdog]);
+      } finally {
+        clearTimeout(timer);
+      }
       if (opts.dataDir === undefined) await fs.rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,5 +1,6 @@
 /**
- * RBAC against a started server (--authorization-mode=RBAC), users from a
+ * RBAC against a started server (--authorization-mode=Node,RBAC, as the quick
+ * start runs; Node has no opinion on users that are not nodes), users from a
  * token file written here: a table of users × verbs × resources ×
  * subresources checked against what the original's default policy gives;
  * escalation attempts; aggregation; changes without a restart.
@@ -14,7 +15,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '../../support/test-server.ts';
-import { apiGroup } from '../../../src/naming/index.ts';
+import { apiGroup, names } from '../../../src/naming/index.ts';
 
 const RBAC = apiGroup('rbac.authorization');
 const RBAC_PATH = `/apis/${RBAC}/v1`;
@@ -25,6 +26,8 @@ const USERS = {
   robot: { token: 'robot-token-0123456789', name: 'system:serviceaccount:team:robot', groups: ['system:serviceaccounts', 'system:serviceaccounts:team'] },
   nobody: { token: 'nobody-token-0123456789', name: 'nobody', groups: [] as string[] },
   teamAdmin: { token: 'teamadmin-token-0123456789', name: 'tina', groups: [] as string[] },
+  node1: { token: 'node1-token-0123456789', name: 'system:node:n1', groups: ['system:nodes'] },
+  node2: { token: 'node2-token-0123456789', name: 'system:node:n2', groups: ['system:nodes'] },
 };
 type Who = keyof typeof USERS | 'admin' | 'anonymous';
 
@@ -32,7 +35,8 @@ let t: TestServer;
 
 async function call(who: Who, method: string, url: string, body?: unknown): Promise<{ status: number; body: string }> {
   const as = who === 'admin' ? 'admin' : who === 'anonymous' ? 'none' : { token: USERS[who].token };
-  const r = await t.request(method, url, body, { as });
+  const headers: Record<string, string> = method === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : {};
+  const r = await t.request(method, url, body, { as, headers });
   return { status: r.status, body: r.body };
 }
 
@@ -60,7 +64,7 @@ before(async () => {
   const tokenFile = path.join(dir, 'tokens.csv');
   const lines = Object.values(USERS).map((u) => `${u.token},${u.name},uid-${u.name.replace(/:/g, '-')}${u.groups.length ? `,"${u.groups.join(',')}"` : ''}`);
   await fs.writeFile(tokenFile, lines.join('\n') + '\n', { mode: 0o600 });
-  t = await startTestServer(['--authorization-mode=RBAC', `--token-auth-file=${tokenFile}`]);
+  t = await startTestServer(['--authorization-mode=Node,RBAC', `--token-auth-file=${tokenFile}`]);
   for (const ns of ['team', 'other']) await mustCreate('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   await mustCreate(`${RBAC_PATH}/namespaces/team/rolebindings`, binding('RoleBinding', 'editors', 'ClusterRole', 'edit', [{ kind: 'Group', apiGroup: RBAC, name: 'devs' }], 'team'));
   await mustCreate(`${RBAC_PATH}/namespaces/team/rolebindings`, binding('RoleBinding', 'viewers', 'ClusterRole', 'view', [user('vi')], 'team'));
@@ -71,8 +75,29 @@ before(async () => {
   });
   // An unqualified service account in a RoleBinding is the binding's namespace's.
   await mustCreate(`${RBAC_PATH}/namespaces/team/rolebindings`, binding('RoleBinding', 'robot', 'Role', 'cm-reader', [{ kind: 'ServiceAccount', name: 'robot' }], 'team'));
-  // The bindings reach the serving thread's index through its watches.
+  for (const name of ['s-n1', 's-n2']) await mustCreate('/api/v1/namespaces/team/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name } });
+  await mustCreate('/api/v1/namespaces/team/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-n1' } });
+  await mustCreate('/api/v1/namespaces/team/persistentvolumeclaims', {
+    apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'claim-n1' },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  });
+  for (const name of ['n1', 'n2']) await mustCreate('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name } });
+  // Pods bound to the nodes: n1's references a secret, a config map and a claim; n2's a secret.
+  await mustCreate('/api/v1/namespaces/team/pods', {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p-n1' },
+    spec: {
+      nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }],
+      volumes: [{ name: 's', secret: { secretName: 's-n1' } }, { name: 'c', configMap: { name: 'cm-n1' } }, { name: 'd', persistentVolumeClaim: { claimName: 'claim-n1' } }],
+    },
+  });
+  await mustCreate('/api/v1/namespaces/team/pods', {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p-n2' },
+    spec: { nodeName: 'n2', containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 's', secret: { secretName: 's-n2' } }] },
+  });
+  // The bindings reach the serving thread's index, and the pods the Node graph, through their watches.
   await until('edit aggregated and bindings visible', async () => (await call('editor', 'GET', '/api/v1/namespaces/team/pods')).status === 200);
+  await until('the node graph has p-n1', async () => (await call('node1', 'GET', '/api/v1/namespaces/team/secrets/s-n1')).status !== 403);
+  await until('the node graph has p-n2', async () => (await call('node2', 'GET', '/api/v1/namespaces/team/secrets/s-n2')).status !== 403);
 });
 
 after(async () => {
@@ -156,6 +181,81 @@ const TABLE: Array<[Who, string, string, unknown, boolean]> = [
   ['nobody', 'GET', '/api/v1/namespaces/team/pods?watch=true&timeoutSeconds=1', undefined, false],
   ['nobody', 'DELETE', `/api/v1/namespaces/team/pods${DRY}`, undefined, false],
   ['nobody', 'PATCH', `/api/v1/namespaces/team/configmaps/c${DRY}`, {}, false],
+  // A node (system:node:n1 in system:nodes) under Node,RBAC (plugin/pkg/auth/authorizer/node, v1.25): named
+  // reads of what its pods reference, nothing of another node's pods or of unbound objects.
+  ['node1', 'GET', '/api/v1/namespaces/team/secrets/s-n1', undefined, true],
+  ['node1', 'GET', '/api/v1/namespaces/team/configmaps/cm-n1', undefined, true],
+  ['node1', 'GET', '/api/v1/namespaces/team/persistentvolumeclaims/claim-n1', undefined, true],
+  ['node1', 'GET', '/api/v1/namespaces/team/secrets?fieldSelector=metadata.name%3Ds-n1', undefined, true],
+  ['node1', 'GET', '/api/v1/namespaces/team/secrets/s-n2', undefined, false],
+  ['node1', 'GET', '/api/v1/namespaces/team/secrets/s', undefined, false],
+  ['node1', 'GET', '/api/v1/namespaces/team/configmaps/c', undefined, false],
+  ['node1', 'GET', '/api/v1/namespaces/team/persistentvolumeclaims/other', undefined, false],
+  ['node1', 'GET', '/api/v1/namespaces/team/secrets', undefined, false],
+  ['node1', 'GET', '/api/v1/secrets', undefined, false],
+  ['node1', 'GET', '/api/v1/namespaces/team/persistentvolumeclaims', undefined, false],
+  ['node1', 'PUT', `/api/v1/namespaces/team/secrets/s-n1${DRY}`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's-n1' } }, false],
+  ['node1', 'DELETE', `/api/v1/namespaces/team/configmaps/cm-n1${DRY}`, undefined, false],
+  ['node1', 'GET', '/api/v1/namespaces/team/serviceaccounts/default', undefined, false],
+  ['node2', 'GET', '/api/v1/namespaces/team/secrets/s-n2', undefined, true],
+  ['node2', 'GET', '/api/v1/namespaces/team/secrets/s-n1', undefined, false],
+  ['node2', 'GET', '/api/v1/namespaces/team/configmaps/cm-n1', undefined, false],
+  // Its static rules (bootstrappolicy.NodeRules): read pods, nodes, services; register and report its Node;
+  // pod status. Which Node or pod it may write is NodeRestriction's (admission, not on by default in v1.25),
+  // so the authorizer allows another node's Node and pod status as the original's does.
+  ['node1', 'GET', '/api/v1/pods', undefined, true],
+  ['node1', 'GET', '/api/v1/nodes/n1', undefined, true],
+  ['node1', 'GET', '/api/v1/services', undefined, true],
+  ['node1', 'POST', `/api/v1/nodes${DRY}`, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n3' } }, true],
+  ['node1', 'PATCH', `/api/v1/nodes/n1${DRY}`, {}, true],
+  ['node1', 'PATCH', `/api/v1/nodes/n1/status${DRY}`, {}, true],
+  ['node1', 'PATCH', `/api/v1/nodes/n2${DRY}`, {}, true],
+  ['node1', 'DELETE', `/api/v1/nodes/n1${DRY}`, undefined, false],
+  ['node1', 'PATCH', `/api/v1/namespaces/team/pods/p-n1/status${DRY}`, {}, true],
+  ['node1', 'PUT', `/api/v1/namespaces/team/pods/p-n1${DRY}`, pod, false],
+  ['node1', 'POST', `/api/v1/namespaces/team/events${DRY}`, { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, involvedObject: {} }, true],
+  ['node1', 'GET', '/apis/apps/v1/namespaces/team/deployments', undefined, false],
+  ['node1', 'GET', `${RBAC_PATH}/clusterroles`, undefined, false],
+  ['node1', 'GET', '/api', undefined, true],
+  // Leases: only its own, only in the node lease namespace (authorizeLease).
+  ['node1', 'GET', `/apis/${apiGroup('coordination')}/v1/namespaces/${names.nodeLeaseNamespace}/leases/n1`, undefined, true],
+  ['node1', 'PUT', `/apis/${apiGroup('coordination')}/v1/namespaces/${names.nodeLeaseNamespace}/leases/n1${DRY}`, { apiVersion: `${apiGroup('coordination')}/v1`, kind: 'Lease', metadata: { name: 'n1' } }, true],
+  ['node1', 'PUT', `/apis/${apiGroup('coordination')}/v1/namespaces/${names.nodeLeaseNamespace}/leases/n2${DRY}`, { apiVersion: `${apiGroup('coordination')}/v1`, kind: 'Lease', metadata: { name: 'n2' } }, false],
+  ['node1', 'GET', `/apis/${apiGroup('coordination')}/v1/namespaces/${names.nodeLeaseNamespace}/leases`, undefined, false],
+  ['node1', 'GET', `/apis/${apiGroup('coordination')}/v1/namespaces/team/leases/n1`, undefined, false],
+];
+
+/**
+ * [impersonator, Impersonate-User, Impersonate-Group, method, path, body, allowed]: with the verb the request
+ * gets the target's decisions (groups: the given one, or none, plus system:authenticated); without it, 403.
+ */
+const IMPERSONATED: Array<[Who, string, string | undefined, string, string, unknown, boolean]> = [
+  ['admin', 'vi', undefined, 'GET', '/api/v1/namespaces/team/pods', undefined, true],
+  ['admin', 'vi', undefined, 'GET', '/api/v1/namespaces/team/secrets/s', undefined, false],
+  ['admin', 'vi', undefined, 'POST', `/api/v1/namespaces/team/configmaps${DRY}`, cm, false],
+  ['admin', 'vi', undefined, 'GET', '/api/v1/nodes', undefined, false],
+  ['admin', 'vi', 'devs', 'POST', `/api/v1/namespaces/team/configmaps${DRY}`, cm, true],
+  ['admin', 'someone', 'devs', 'GET', '/api/v1/namespaces/team/secrets/s', undefined, true],
+  ['admin', 'someone', 'devs', 'GET', '/api/v1/namespaces/other/pods', undefined, false],
+  ['admin', 'someone', undefined, 'GET', '/api', undefined, true],
+  ['admin', 'someone', undefined, 'GET', '/api/v1/namespaces/team/pods', undefined, false],
+  ['admin', USERS.robot.name, undefined, 'GET', '/api/v1/namespaces/team/configmaps/c', undefined, true],
+  ['admin', USERS.robot.name, undefined, 'GET', '/api/v1/namespaces/team/pods', undefined, false],
+  ['admin', 'system:node:n1', 'system:nodes', 'GET', '/api/v1/namespaces/team/secrets/s-n1', undefined, true],
+  ['admin', 'system:node:n1', 'system:nodes', 'GET', '/api/v1/namespaces/team/secrets/s-n2', undefined, false],
+  ['admin', 'system:node:n1', undefined, 'GET', '/api/v1/namespaces/team/secrets/s-n1', undefined, false],
+  ['admin', 'system:anonymous', undefined, 'GET', '/version', undefined, true],
+  ['admin', 'system:anonymous', undefined, 'GET', '/api', undefined, false],
+  ['admin', 'admin-again', 'system:masters', 'GET', '/api/v1/nodes', undefined, true],
+  // Without the verb: the impersonation itself is refused, whatever the target could do.
+  ['viewer', 'ed', undefined, 'GET', '/api/v1/namespaces/team/pods', undefined, false],
+  ['nobody', 'vi', undefined, 'GET', '/api/v1/namespaces/team/pods', undefined, false],
+  ['robot', 'system:node:n1', 'system:nodes', 'GET', '/api/v1/namespaces/team/secrets/s-n1', undefined, false],
+  ['node1', 'vi', undefined, 'GET', '/api/v1/namespaces/team/pods', undefined, false],
+  // edit may impersonate service accounts of its namespace, but not users or groups.
+  ['editor', USERS.robot.name, undefined, 'GET', '/api/v1/namespaces/team/configmaps/c', undefined, true],
+  ['editor', USERS.robot.name, 'devs', 'GET', '/api/v1/namespaces/team/configmaps/c', undefined, false],
+  ['editor', 'vi', undefined, 'GET', '/api/v1/namespaces/team/pods', undefined, false],
 ];
 
 describe('RBAC decisions against a started server', () => {
@@ -165,6 +265,16 @@ describe('RBAC decisions against a started server', () => {
       const r = await call(who, method, url, body);
       if (process.env['RBAC_TABLE_DEBUG']) console.log(who, method, url, r.status);
       if ((r.status !== 403) !== allowed) wrong.push(`${who} ${method} ${url}: ${r.status} ${r.body.slice(0, 200)}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  it('impersonated users get the target\'s decisions; impersonating without the verb is 403', async () => {
+    const wrong: string[] = [];
+    for (const [by, as, group, method, url, body, allowed] of IMPERSONATED) {
+      const headers: Record<string, string> = { 'impersonate-user': as, ...(group !== undefined ? { 'impersonate-group': group } : {}) };
+      const r = await t.request(method, url, body, { as: by === 'admin' ? 'admin' : { token: USERS[by as keyof typeof USERS].token }, headers });
+      if ((r.status !== 403) !== allowed) wrong.push(`${by} as ${as}${group ? `/${group}` : ''} ${method} ${url}: ${r.status} ${r.body.slice(0, 200)}`);
     }
     assert.deepEqual(wrong, []);
   });
