@@ -40,6 +40,7 @@ import { registerWatchBudgetMetrics } from './watch-budget-metrics.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
 import { API_FLAVOR, API_FLAVOR_ENV, names } from '../naming/index.ts';
 import { buildPipeline, buildRegistry } from './pipeline.ts';
+import { FeatureGates } from '../versions/feature-gates.ts';
 import { SHARED_INFLIGHT_BYTES, SharedInflightCounter } from './shared-inflight.ts';
 import { FrontendThreads, nodeReusePortSupported } from './frontend-threads.ts';
 
@@ -75,6 +76,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     );
   }
   await checkDataDirFlavor(opts.dataDir, opts.apiFlavor);
+  // The original logs a warning for each GA or deprecated feature gate that was set.
+  for (const warning of new FeatureGates(opts.featureGates).warnings) logger.warn(warning);
   const cleanups: Array<() => Promise<void> | void> = [];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.reverse()) {
