@@ -24,6 +24,8 @@ import type { ShardStoreConfig, StoreConfig } from '../storage/config.ts';
 import { readEncryptionConfig } from '../storage/encryption/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
 import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.ts';
+import { CrdController } from '../apiextensions/controller.ts';
+import { ResourceQuotaController } from '../controllers/resource-quota-controller.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
@@ -38,6 +40,7 @@ import { registerWatchBudgetMetrics } from './watch-budget-metrics.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
 import { API_FLAVOR, API_FLAVOR_ENV, names } from '../naming/index.ts';
 import { buildPipeline, buildRegistry } from './pipeline.ts';
+import { FeatureGates } from '../versions/feature-gates.ts';
 import { SHARED_INFLIGHT_BYTES, SharedInflightCounter } from './shared-inflight.ts';
 import { FrontendThreads, nodeReusePortSupported } from './frontend-threads.ts';
 import { openAuditSink } from '../audit/index.ts';
@@ -74,6 +77,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     );
   }
   await checkDataDirFlavor(opts.dataDir, opts.apiFlavor);
+  // The original logs a warning for each GA or deprecated feature gate that was set.
+  for (const warning of new FeatureGates(opts.featureGates).warnings) logger.warn(warning);
   const cleanups: Array<() => Promise<void> | void> = [];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.reverse()) {
@@ -173,6 +178,16 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const saController = new ServiceAccountsController(genericStore, registry, logger);
     saController.start();
     cleanups.push(() => saController.stop());
+    // Custom resource definitions: names, Established, and deletion of their instances (src/apiextensions).
+    const crdController = new CrdController(genericStore, registry, logger);
+    cleanups.push(() => crdController.close());
+    await crdController.start();
+    // Quota status (hard from spec, used recounted from the objects) that ResourceQuota admission charges against.
+    if (registry.lookup('', 'v1', 'resourcequotas') !== undefined) {
+      const quotaController = new ResourceQuotaController(genericStore, registry, logger);
+      cleanups.push(() => quotaController.stop());
+      await quotaController.start();
+    }
     const services = registry.lookup('', 'v1', 'services');
     if (services !== undefined) {
       const allocation = await startServiceAllocation({
