@@ -12,6 +12,7 @@ import { podSecurityOptionProblems } from '../admission/plugins/pod-security/con
 import { MAX_TIMER_MS } from './long-timer.ts';
 import { OptionsError, type ServerOptions } from './options.ts';
 import { oidcOptionProblems } from '../authn/oidc/config.ts';
+import { clusterSigningProblems } from '../certificates/signing-options.ts';
 
 /** Go's rendering of MAX_TIMER_MS, for messages. */
 const MAX_TIMER_TEXT = '596h31m23.647s';
@@ -69,6 +70,12 @@ function fileProblems(o: ServerOptions): string[] {
   }
   check('oidc-ca-file', o.oidc.caFile);
   check('authentication-token-webhook-config-file', o.tokenWebhook.configFile);
+  check('cluster-signing-cert-file', o.clusterSigning.all.certFile);
+  check('cluster-signing-key-file', o.clusterSigning.all.keyFile);
+  for (const [k, f] of Object.entries(o.clusterSigning.perSigner)) {
+    check(`cluster-signing-${k}-cert-file`, f.certFile);
+    check(`cluster-signing-${k}-key-file`, f.keyFile);
+  }
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     problems.push('--tls-cert-file and --tls-private-key-file must be given together');
   }
@@ -98,6 +105,7 @@ export function validateOptions(o: ServerOptions): void {
   problems.push(...timerProblems(o));
   problems.push(...fileProblems(o));
   problems.push(...oidcOptionProblems(o.oidc));
+  problems.push(...clusterSigningProblems(o.clusterSigning, o.leaderElection));
   for (const url of o.etcdServers) {
     if (!URL.canParse(url)) problems.push(`invalid value ${JSON.stringify(url)} for --etcd-servers: not a URL`);
   }
