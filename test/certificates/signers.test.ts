@@ -183,3 +183,40 @@ describe('v1beta1 default signer', () => {
     assert.equal(defaultSignerNameFromRequest(undefined, CLIENT), S.legacyUnknown);
   });
 });
+
+describe('requests made by openssl', () => {
+  it('an RSA serving request from openssl req is parsed, allowed and signed', async () => {
+    const { mkdtemp, readFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { run } = await import('./support.ts');
+    const dir = await mkdtemp(join(tmpdir(), 'orch-openssl-req-'));
+    try {
+      const r = await run('openssl', [
+        'req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'r.csr'),
+        '-subj', '/O=system:nodes/CN=system:node:n2', '-addext', 'subjectAltName=DNS:n2.example,IP:10.0.0.2',
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const req = await parseRequest(await readFile(join(dir, 'r.csr')));
+      assert.equal(req.commonName, 'system:node:n2');
+      assert.deepEqual(req.organizations, ['system:nodes']);
+      assert.deepEqual([req.dnsNames, req.ipAddresses], [['n2.example'], ['10.0.0.2']]);
+      assert.equal(builtInSigner(S.nodeAgentServing)!.check(req, SERVING), undefined);
+      const pem = await authority.sign(req, SERVING, YEAR_MS);
+      const v = await opensslVerify(ca.certFile, pem, 'sslserver');
+      assert.equal(v.code, 0, v.out);
+      assert.match(await opensslText(pem), /Public-Key: \(2048 bit\)[\s\S]*DNS:n2\.example, IP Address:10\.0\.0\.2/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a tampered request is refused by the parser', async () => {
+    const { pem } = await makeRequest({ subject: 'CN=x' });
+    const der = Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+    der[der.length - 3]! ^= 0xff;
+    const bad = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
+    await assert.rejects(parseRequest(Buffer.from(bad)), /signature of the certificate request does not verify|asn1/);
+    await assert.rejects(parseRequest(Buffer.from('junk')), /PEM block type must be CERTIFICATE REQUEST/);
+  });
+});
