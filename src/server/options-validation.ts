@@ -14,6 +14,7 @@ import { OptionsError, type ServerOptions } from './options.ts';
 import { oidcOptionProblems } from '../authn/oidc/config.ts';
 import { RuntimeConfig, RuntimeConfigError } from '../versions/runtime-config.ts';
 import { knownResources } from '../registry/catalog/served.ts';
+import { clusterSigningProblems } from '../certificates/signing-options.ts';
 
 /** Go's rendering of MAX_TIMER_MS, for messages. */
 const MAX_TIMER_TEXT = '596h31m23.647s';
@@ -74,6 +75,12 @@ function fileProblems(o: ServerOptions): string[] {
   }
   check('oidc-ca-file', o.oidc.caFile);
   check('authentication-token-webhook-config-file', o.tokenWebhook.configFile);
+  check('cluster-signing-cert-file', o.clusterSigning.all.certFile);
+  check('cluster-signing-key-file', o.clusterSigning.all.keyFile);
+  for (const [k, f] of Object.entries(o.clusterSigning.perSigner)) {
+    check(`cluster-signing-${k}-cert-file`, f.certFile);
+    check(`cluster-signing-${k}-key-file`, f.keyFile);
+  }
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     problems.push('--tls-cert-file and --tls-private-key-file must be given together');
   }
@@ -103,6 +110,7 @@ export function validateOptions(o: ServerOptions): void {
   problems.push(...timerProblems(o));
   problems.push(...fileProblems(o));
   problems.push(...oidcOptionProblems(o.oidc));
+  problems.push(...clusterSigningProblems(o.clusterSigning, o.leaderElection));
   for (const url of o.etcdServers) {
     if (!URL.canParse(url)) problems.push(`invalid value ${JSON.stringify(url)} for --etcd-servers: not a URL`);
   }

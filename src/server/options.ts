@@ -19,6 +19,14 @@ import { addRuntimeConfig } from '../versions/runtime-config.ts';
 import { checkDisabledMetrics, checkShowHiddenVersion } from './metric-stability.ts';
 import { CURRENT_RELEASE } from './metrics.ts';
 import { addFeatureGates, FeatureGateError, FeatureGates, featureGatesHelp } from '../versions/feature-gates.ts';
+import {
+  defaultClusterSigningOptions,
+  defaultLeaderElectionOptions,
+  SIGNER_FLAGS,
+  type ClusterSigningOptions,
+  type LeaderElectionOptions,
+  type SignerFlag,
+} from '../certificates/signing-options.ts';
 import { defaultTokenWebhookOptions, isTokenWebhookVersion, TOKEN_WEBHOOK_VERSIONS, type TokenWebhookOptions } from '../authn/webhook/config.ts';
 
 export interface ServerOptions {
@@ -141,6 +149,10 @@ export interface ServerOptions {
   tokenWebhook: TokenWebhookOptions;
   /** The --audit-* flags (src/audit/config.ts). */
   audit: AuditOptions;
+  /** The --cluster-signing-* flags (src/certificates/signing-options.ts). */
+  clusterSigning: ClusterSigningOptions;
+  /** The --leader-elect* flags: the controllers that run once per cluster. */
+  leaderElection: LeaderElectionOptions;
 }
 
 export class OptionsError extends Error {}
@@ -460,6 +472,21 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   ),
 };
 
+// The controller manager's signing and leader election flags (src/certificates/signing-options.ts).
+for (const k of Object.keys(SIGNER_FLAGS) as SignerFlag[]) {
+  FLAGS[`cluster-signing-${k}-cert-file`] = { set: (o, v) => (o.clusterSigning.perSigner[k].certFile = v), help: `CA certificate that signs for ${SIGNER_FLAGS[k]} (with the key file)` };
+  FLAGS[`cluster-signing-${k}-key-file`] = { set: (o, v) => (o.clusterSigning.perSigner[k].keyFile = v), help: `CA key that signs for ${SIGNER_FLAGS[k]}` };
+}
+Object.assign(FLAGS, {
+  'cluster-signing-cert-file': { set: (o: ServerOptions, v: string) => (o.clusterSigning.all.certFile = v), help: 'CA certificate that signs for every built-in signer (default: the data dir\'s cluster CA)' },
+  'cluster-signing-key-file': { set: (o: ServerOptions, v: string) => (o.clusterSigning.all.keyFile = v), help: 'CA key that signs for every built-in signer' },
+  'cluster-signing-duration': { set: (o: ServerOptions, v: string) => (o.clusterSigning.durationMs = parseDuration(v)), help: 'longest lifetime of signed certificates (default 8760h0m0s)' },
+  'leader-elect': { set: (o: ServerOptions, v: string) => (o.leaderElection.enabled = bool('leader-elect')(v)), boolean: true, help: 'run the once-per-cluster controllers (CSR signing) only while holding the controller manager lease (default true)' },
+  'leader-elect-lease-duration': { set: (o: ServerOptions, v: string) => (o.leaderElection.leaseDurationMs = positiveDuration('leader-elect-lease-duration', v)), help: 'how long a lease is held without renewal before others take it (default 15s)' },
+  'leader-elect-renew-deadline': { set: (o: ServerOptions, v: string) => (o.leaderElection.renewDeadlineMs = positiveDuration('leader-elect-renew-deadline', v)), help: 'how long the leader retries renewing before it stops leading (default 10s)' },
+  'leader-elect-retry-period': { set: (o: ServerOptions, v: string) => (o.leaderElection.retryPeriodMs = positiveDuration('leader-elect-retry-period', v)), help: 'interval of acquire and renew attempts (default 2s)' },
+});
+
 export function defaultOptions(): ServerOptions {
   return {
     securePort: 6443,
@@ -534,6 +561,8 @@ export function defaultOptions(): ServerOptions {
     oidc: defaultOidcOptions(),
     tokenWebhook: defaultTokenWebhookOptions(),
     audit: defaultAuditOptions(),
+    clusterSigning: defaultClusterSigningOptions(),
+    leaderElection: defaultLeaderElectionOptions(),
   };
 }
 

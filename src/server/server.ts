@@ -17,6 +17,7 @@ import type { ObjectSource } from '../authn/object-source.ts';
 import type { RequestHandler } from './http.ts';
 import { ensureDataDir, type DataDirFiles } from '../pki/data-dir.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
+import type { GenericStore } from '../registry/generic-store.ts';
 import { unbuiltDefaultPlugins } from '../admission/plugin-names.ts';
 import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
 import { ShardRouter } from '../../shards/router.ts';
@@ -30,6 +31,9 @@ import { ClusterRoleAggregationController } from '../controllers/clusterrole-agg
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
 import { ApiServiceController } from '../controllers/api-service-controller.ts';
+import { CONTROLLER_MANAGER_LEASE, ElectedControllers, LeaderElector } from '../controllers/leader-election.ts';
+import { CsrSigningController } from '../controllers/csr-signing-controller.ts';
+import { USER_CONTROLLER_MANAGER } from '../authz/rbac/bootstrap-policy.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
@@ -57,11 +61,15 @@ export interface RunningServer {
   readonly files: DataDirFiles;
   readonly router: ShardRouter;
   readonly registry: ResourceRegistry;
+  /** The main thread's generic store (what the controllers write through). */
+  readonly store: GenericStore;
   readonly health: HealthChecks;
   /** The request pipeline both front ends call: for in-process drivers (the fuzz harness). */
   readonly handler: RequestHandler;
   /** The main thread's view of service accounts, secrets and pods for authentication (object-source.ts). */
   readonly objects: ObjectSource;
+  /** The controllers that run once per cluster, while this server holds the controller manager lease. */
+  readonly elected: { readonly elector: LeaderElector | null; readonly csrSigning: CsrSigningController };
   /** The front-end worker threads, or null when the main thread serves alone. */
   readonly frontendThreads: FrontendThreads | null;
   close(): Promise<void>;
@@ -188,6 +196,38 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       cleanups.push(() => quotaController.stop());
       await quotaController.start();
     }
+    // Once per cluster: the controllers of the original's controller manager, under its lease.
+    const elected = new ElectedControllers(logger);
+    const csrSigning = new CsrSigningController({
+      store: genericStore,
+      registry,
+      signing: opts.clusterSigning,
+      defaultCa: { certFile: files.caCertPath, keyFile: files.caKeyPath },
+      log: logger,
+    });
+    elected.add(csrSigning);
+    let elector: LeaderElector | null = null;
+    if (opts.leaderElection.enabled) {
+      const le = new LeaderElector({
+        store: genericStore,
+        registry,
+        namespace: names.systemNamespace,
+        name: CONTROLLER_MANAGER_LEASE,
+        user: { name: USER_CONTROLLER_MANAGER, groups: ['system:authenticated'] },
+        log: logger,
+        leaseDurationMs: opts.leaderElection.leaseDurationMs,
+        renewDeadlineMs: opts.leaderElection.renewDeadlineMs,
+        retryPeriodMs: opts.leaderElection.retryPeriodMs,
+        onStartedLeading: () => elected.startAll(),
+        onStoppedLeading: () => elected.stopAll(),
+      });
+      le.start();
+      cleanups.push(() => le.stop());
+      elector = le;
+    } else {
+      await elected.startAll();
+      cleanups.push(() => elected.stopAll());
+    }
     const services = registry.lookup('', 'v1', 'services');
     if (services !== undefined) {
       const allocation = await startServiceAllocation({
@@ -289,10 +329,12 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       files,
       router,
       registry,
+      store: genericStore,
       health,
       handler,
       objects,
       frontendThreads: threads,
+      elected: { elector, csrSigning },
       close: async () => {
         health.markShuttingDown();
         await closeAll();
