@@ -142,6 +142,23 @@ describe('CSR signing end to end', () => {
     }
   });
 
+  it('defaults a v1beta1 request without a signer as the original: a kubelet-shaped client request gets the kubelet client signer', async () => {
+    const v1beta1 = `/apis/${apiGroup('certificates')}/v1beta1/certificatesigningrequests`;
+    const node = await makeRequest({ subject: 'CN=system:node:n9, O=system:nodes' });
+    const created = await ts.request('POST', v1beta1, {
+      apiVersion: `${apiGroup('certificates')}/v1beta1`,
+      kind: 'CertificateSigningRequest',
+      metadata: { name: 'beta-node-client' },
+      spec: { request: Buffer.from(node.pem).toString('base64'), usages: CLIENT },
+    });
+    assert.equal(created.status, 201, created.body);
+    assert.equal(created.json<{ spec: { signerName: string } }>().spec.signerName, names.signers.apiServerClientNodeAgent);
+    const plain = await makeRequest({ subject: 'CN=alice' });
+    const other = await ts.request('POST', v1beta1, { apiVersion: `${apiGroup('certificates')}/v1beta1`, kind: 'CertificateSigningRequest', metadata: { name: 'beta-alice' }, spec: { request: Buffer.from(plain.pem).toString('base64') } });
+    assert.equal(other.status, 201, other.body);
+    assert.deepEqual(other.json<{ spec: { signerName: string; usages: string[] } }>().spec, { ...other.json<{ spec: Record<string, unknown> }>().spec, signerName: names.signers.legacyUnknown, usages: ['digital signature', 'key encipherment'] });
+  });
+
   it('the lease names this server as the controller manager', async () => {
     const res = await ts.request('GET', `/apis/${apiGroup('coordination')}/v1/namespaces/${names.systemNamespace}/leases/kube-controller-manager`);
     assert.equal(res.status, 200, res.body);
