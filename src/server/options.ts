@@ -81,6 +81,8 @@ export interface ServerOptions {
   /** Secure port: TLS handshake, first request head, HTTP/2 SETTINGS must come within this (the original's fixed 32 s). */
   httpReadHeaderTimeoutMs: number;
   shutdownDelayMs: number;
+  /** `--event-ttl`: events are removed this long after their last write (default 1h0m0s; 0 = never). */
+  eventTtlMs: number;
   runtimeConfig: Map<string, boolean>;
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
@@ -285,6 +287,7 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     set: (o, v) => (o.httpReadHeaderTimeoutMs = positiveDuration('http-read-header-timeout', v)),
     help: "secure port: the TLS handshake, a request's head (HTTP/1.1) or the client's SETTINGS (HTTP/2) must arrive within this (default 32s, as the original)",
   },
+  'event-ttl': { set: (o, v) => (o.eventTtlMs = parseDuration(v)), help: 'amount of time to retain events (default 1h0m0s)' },
   'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
   'runtime-config': {
     set: (o, v) => {
@@ -434,6 +437,7 @@ export function defaultOptions(): ServerOptions {
     httpIdleTimeoutMs: 90_000,
     httpReadHeaderTimeoutMs: 32_000,
     shutdownDelayMs: 0,
+    eventTtlMs: 3_600_000,
     runtimeConfig: new Map(),
     enableAdmissionPlugins: [],
     disableAdmissionPlugins: [],

@@ -19,7 +19,7 @@ import { ensureDataDir, type DataDirFiles } from '../pki/data-dir.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
 import { unbuiltDefaultPlugins } from '../admission/plugin-names.ts';
 import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
-import { ShardRouter } from '../../shards/router.ts';
+import { ShardRouter, type ResourceSpec } from '../../shards/router.ts';
 import type { ShardStoreConfig, StoreConfig } from '../storage/config.ts';
 import { readEncryptionConfig } from '../storage/encryption/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
@@ -115,7 +115,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const router = await ShardRouter.start({
       shards: opts.shards,
       // The range records of service allocation ride along as a storage resource of their own.
-      resources: [...registry.shardResources(), RANGES_RESOURCE_SPEC],
+      resources: [...withEventTtl(registry.shardResources(), opts.eventTtlMs), RANGES_RESOURCE_SPEC],
       store,
       compactionIntervalMs: opts.etcdCompactionIntervalMs,
       onError: (err, what) => logger.error({ err }, what),
@@ -293,6 +293,13 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     await closeAll();
     throw err;
   }
+}
+
+/** Events (core and events.<group> share one storage) expire `--event-ttl` after their last write. */
+function withEventTtl(specs: ResourceSpec[], ttlMs: number): ResourceSpec[] {
+  if (!(ttlMs > 0)) return specs;
+  const ttlSeconds = Math.max(1, Math.ceil(ttlMs / 1000));
+  return specs.map((s) => (s.groupResource === '/events' ? { ...s, ttlSeconds } : s));
 }
 
 export type { ApiRequest, ApiResponse, RequestContext };
