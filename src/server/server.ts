@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { ServerOptions } from './options.ts';
 import { OptionsError, validateOptions } from './options.ts';
@@ -30,6 +31,7 @@ import { ClusterRoleAggregationController } from '../controllers/clusterrole-agg
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
 import { ApiServiceController } from '../controllers/api-service-controller.ts';
+import { IdentityLeaseController } from '../controllers/identity-lease-controller.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
@@ -38,7 +40,7 @@ import type { Frontend } from '../frontends/frontend.ts';
 import { WatchBudget } from '../frontends/watch-budget.ts';
 import { registerWatchBudgetMetrics } from './watch-budget-metrics.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
-import { API_FLAVOR, API_FLAVOR_ENV, names } from '../naming/index.ts';
+import { API_FLAVOR, API_FLAVOR_ENV, apiGroup, names } from '../naming/index.ts';
 import { buildPipeline, buildRegistry } from './pipeline.ts';
 import { SHARED_INFLIGHT_BYTES, SharedInflightCounter } from './shared-inflight.ts';
 import { FrontendThreads, nodeReusePortSupported } from './frontend-threads.ts';
@@ -193,15 +195,41 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         installed: pipeline.serviceAllocators ?? undefined,
       });
       cleanups.push(() => allocation.stop());
+      const advertiseAddress = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
+      // Each server's identity Lease; with --endpoint-reconciler-type=lease the endpoints list the live ones.
+      let identity: IdentityLeaseController | null = null;
+      if (registry.lookup(apiGroup('coordination'), 'v1', 'leases') !== undefined) {
+        identity = new IdentityLeaseController({
+          store: genericStore,
+          registry,
+          hostname: os.hostname(),
+          advertiseAddress,
+          securePort: opts.securePort,
+          durationSeconds: opts.identityLeaseDurationSeconds,
+          renewIntervalMs: opts.identityLeaseRenewIntervalSeconds * 1000,
+          log: logger,
+          afterRenew: () => (opts.endpointReconcilerType === 'lease' && apiServiceRef !== null ? apiServiceRef.reconcile() : Promise.resolve()),
+        });
+      }
+      let apiServiceRef: ApiServiceController | null = null;
+      const leaseSource = identity;
       const apiService = new ApiServiceController({
         store: genericStore,
         registry,
         serviceIP: allocation.apiServiceIP,
-        advertiseAddress: opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress,
+        advertiseAddress,
         securePort: opts.securePort,
         log: logger,
+        reconcilerType: opts.endpointReconcilerType === 'none' ? 'none' : 'lease',
+        ...(opts.endpointReconcilerType === 'lease' && leaseSource !== null ? { liveEndpoints: () => leaseSource.liveEndpoints() } : {}),
       });
+      if (identity !== null) {
+        const started = identity;
+        await started.start();
+        cleanups.push(() => started.stop());
+      }
       await apiService.start(API_SERVICE_RECONCILE_MS);
+      apiServiceRef = apiService;
       cleanups.push(() => apiService.stop());
     }
 
