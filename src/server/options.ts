@@ -83,6 +83,8 @@ export interface ServerOptions {
   shutdownDelayMs: number;
   /** `--event-ttl`: events are removed this long after their last write (default 1h0m0s; 0 = never). */
   eventTtlMs: number;
+  /** `--profiling` (default true, as the original): `/debug/pprof/profile` and `/debug/pprof/heap` (profiling.ts). */
+  profiling: boolean;
   /** `--identity-lease-duration-seconds` (3600): lifetime of each server's identity Lease without renewal. */
   identityLeaseDurationSeconds: number;
   /** `--identity-lease-renew-interval-seconds` (10). */
@@ -302,6 +304,7 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     },
     help: 'how the API Service endpoints are kept: lease (default), master-count, none',
   },
+  'profiling': { set: (o, v) => (o.profiling = bool('profiling')(v)), boolean: true, help: 'serve /debug/pprof/profile and /debug/pprof/heap (default true)' },
   'event-ttl': { set: (o, v) => (o.eventTtlMs = parseDuration(v)), help: 'amount of time to retain events (default 1h0m0s)' },
   'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
   'runtime-config': {
@@ -453,6 +456,7 @@ export function defaultOptions(): ServerOptions {
     httpReadHeaderTimeoutMs: 32_000,
     shutdownDelayMs: 0,
     eventTtlMs: 3_600_000,
+    profiling: true,
     identityLeaseDurationSeconds: 3600,
     identityLeaseRenewIntervalSeconds: 10,
     endpointReconcilerType: 'lease',

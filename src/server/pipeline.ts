@@ -18,6 +18,7 @@ import { createMetrics, type ApiserverMetrics } from './metrics.ts';
 import type { Logger } from './logging.ts';
 import type { RequestHandler } from './http.ts';
 import type { RequestContext } from './context.ts';
+import { handleProfiling } from './profiling.ts';
 import { createRoutes } from './routes.ts';
 import { builtinResourceTypes } from '../registry/catalog/index.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
@@ -262,6 +263,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
         return openApiResponse(openapi, req);
       },
       documents: serviceAccounts.documents,
+      profiling: opts.profiling ? handleProfiling : undefined,
     });
     const chain = buildHandlerChain({
       authenticator: authn.authenticator,
