@@ -18,6 +18,12 @@ export interface ResourceSpec {
   apiVersion: string;
   /** Minimum number of events the watch cache keeps (--watch-cache-sizes / --default-watch-cache-size). */
   cacheSize: number;
+  /**
+   * Objects expire this many seconds after their last write (`--event-ttl` for
+   * events): by etcd leases where the store expires keys, else by the owner
+   * shard's sweeper (expiry-sweeper.ts). Absent: objects never expire.
+   */
+  ttlSeconds?: number;
 }
 
 /**

@@ -13,7 +13,7 @@
  * consistent-reads-from-cache does. Reads the cache cannot serve (an exact
  * revision older than its window) go to the store.
  */
-import type { Revision, Store } from '../src/storage/interface.ts';
+import type { Revision, Store, WriteOptions } from '../src/storage/interface.ts';
 import { FutureRevisionError, isStorageError, storageErrorToWire } from '../src/storage/errors.ts';
 import { WatchCache } from '../src/watchcache/watch-cache.ts';
 import { JsonObjectCodec } from '../src/watchcache/json-codec.ts';
@@ -25,6 +25,7 @@ import type { Predicate } from '../src/watchcache/predicate.ts';
 import { compileFilter } from '../src/watchcache/filter.ts';
 import { SelectorError } from '../src/selectors/index.ts';
 import { CachedResource } from './cached-resource.ts';
+import { ExpirySweeper } from './expiry-sweeper.ts';
 import { BatchedPort, concatOwned, type PortLike } from './batched-port.ts';
 import { DEFAULT_LIST_RESULT_CACHE, itemBuffer, ListResultCache, type ListResultCacheOptions } from './list-result-cache.ts';
 import type {
@@ -84,6 +85,8 @@ export class ShardRuntime {
   readonly #opts: Required<Omit<ShardRuntimeOptions, 'loadAt' | 'listResultCache'>>;
   readonly #listResults: ListResultCache;
   readonly #timers: NodeJS.Timeout[] = [];
+  /** Per resource with a TTL, on a store that cannot expire keys: the sweeper deleting expired objects. */
+  readonly #sweepers = new Map<string, ExpirySweeper>();
   #pendingRequests = 0;
 
   constructor(store: Store, resources: readonly ResourceSpec[], port: PortLike, opts: ShardRuntimeOptions = {}) {
@@ -99,6 +102,15 @@ export class ShardRuntime {
     this.#addClient(port);
     this.#loadAt = opts.loadAt;
     for (const spec of resources) this.#resources.set(spec.groupResource, this.#cachedResource(spec));
+    for (const spec of resources) {
+      if (spec.ttlSeconds === undefined || !(spec.ttlSeconds > 0) || store.expiresKeys === true) continue;
+      this.#sweepers.set(spec.groupResource, new ExpirySweeper({ store, prefix: spec.prefix, ttlSeconds: spec.ttlSeconds }));
+    }
+  }
+
+  /** The write options of `spec`'s objects: their TTL where the store expires keys itself. */
+  #writeOptions(spec: ResourceSpec): WriteOptions | undefined {
+    return spec.ttlSeconds !== undefined && this.#store.expiresKeys === true ? { ttlSeconds: spec.ttlSeconds } : undefined;
   }
 
   /** Per resource, the revision its first load resumes at (a restart); dynamic resources read it when ensured. */
@@ -248,6 +260,7 @@ export class ShardRuntime {
   /** Loads every resource from the store and starts the watches; resolves when all caches are ready. */
   async start(): Promise<void> {
     await Promise.all([...this.#resources.values()].map((r) => r.load()));
+    await Promise.all([...this.#sweepers.values()].map((s) => s.start()));
     this.#timers.push(
       setInterval(() => {
         for (const r of this.#resources.values()) r.cache.bookmark();
@@ -354,12 +367,14 @@ export class ShardRuntime {
       }
       case 'create': {
         const r = this.#resource(req.resource);
-        const kv = await this.#store.create(req.key, req.value);
+        const kv = await this.#store.create(req.key, req.value, this.#writeOptions(r.spec));
+        this.#sweepers.get(req.resource)?.written(kv.key, kv.modRevision);
         return bytesOf(r.cache.decodeWritten(kv));
       }
       case 'update': {
         const r = this.#resource(req.resource);
-        const kv = await this.#store.update(req.key, req.value, req.expectedRevision);
+        const kv = await this.#store.update(req.key, req.value, req.expectedRevision, this.#writeOptions(r.spec));
+        this.#sweepers.get(req.resource)?.written(kv.key, kv.modRevision);
         return bytesOf(r.cache.decodeWritten(kv));
       }
       case 'delete': {
@@ -540,6 +555,7 @@ export class ShardRuntime {
   /** Stops watches and timers; the store is closed by whoever opened it. */
   close(): void {
     for (const t of this.#timers) clearInterval(t);
+    for (const s of this.#sweepers.values()) s.close();
     for (const r of this.#resources.values()) r.close();
     for (const client of this.#clients) client?.close();
   }

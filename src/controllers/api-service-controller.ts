@@ -5,9 +5,12 @@
  * the service range, port 443 `https` → the secure port; its Endpoints and
  * EndpointSlice point at the advertise address and the secure port. Created
  * at start and put back when removed; the Service's ports and type are put
- * back when changed. Endpoints and EndpointSlice are rewritten only at start:
- * API servers sharing a store would otherwise take turns overwriting each
- * other's port (the original merges them through leases; not done here).
+ * back when changed. The Endpoints and EndpointSlice follow
+ * `--endpoint-reconciler-type`: `lease` (default) lists every server whose
+ * identity lease is live (identity-lease-controller.ts), rewritten on each
+ * pass, so a dead server drops out when its lease expires and all servers
+ * agree on one sorted list; `none` leaves them alone. Without a lease source
+ * they point at this server and are rewritten only at start.
  */
 import type { GenericStore, WriteOptions } from '../registry/generic-store.ts';
 import type { KObject } from '../registry/object.ts';
@@ -16,6 +19,7 @@ import type { ResourceType } from '../registry/resource-type.ts';
 import { StatusError } from '../api/status.ts';
 import type { UserInfo } from '../server/context.ts';
 import { apiGroup, names } from '../naming/index.ts';
+import type { ServerEndpoint } from './identity-lease-controller.ts';
 
 /** The Service's name; the original's product name (see the naming table issue). */
 export const API_SERVICE_NAME = names.apiServiceName;
@@ -35,6 +39,10 @@ export interface ApiServiceControllerOptions {
   advertiseAddress: string;
   securePort: number;
   log: { warn(obj: object, msg: string): void };
+  /** `--endpoint-reconciler-type`: `none` leaves Endpoints and EndpointSlice alone. */
+  reconcilerType?: 'lease' | 'none';
+  /** The live servers (from identity leases): each pass rewrites the endpoints to list them. */
+  liveEndpoints?: () => Promise<readonly ServerEndpoint[]>;
 }
 
 function lookup(registry: ResourceRegistry, group: string, version: string, resource: string): ResourceType | undefined {
@@ -80,11 +88,21 @@ export class ApiServiceController {
   /** One pass; `claimEndpoints` also points existing Endpoints and EndpointSlice at this server. */
   async reconcile(claimEndpoints = false): Promise<void> {
     await this.#ensureService();
+    if (this.#opts.reconcilerType === 'none') return;
+    const source = this.#opts.liveEndpoints;
+    let servers: readonly ServerEndpoint[] = [{ ip: this.#opts.advertiseAddress, port: this.#opts.securePort }];
+    if (source !== undefined) {
+      const live = await source();
+      // Our own lease may not be written yet (first pass): this server is live whatever the leases say.
+      servers = live.length > 0 ? live : servers;
+      claimEndpoints = true;
+    }
     if (this.#endpoints !== undefined) {
-      await this.#ensure(this.#endpoints, this.#endpointsObject(), claimEndpoints, (cur) => ({ ...cur, subsets: this.#endpointsObject()['subsets'] }), ['subsets']);
+      const want = this.#endpointsObject(servers);
+      await this.#ensure(this.#endpoints, want, claimEndpoints, (cur) => ({ ...cur, subsets: want['subsets'] }), ['subsets']);
     }
     if (this.#slices !== undefined) {
-      const want = this.#sliceObject();
+      const want = this.#sliceObject(servers);
       await this.#ensure(
         this.#slices,
         want,
@@ -127,23 +145,31 @@ export class ApiServiceController {
     await this.#tolerateRace(() => this.#opts.store.update(rt, API_SERVICE_NAMESPACE, API_SERVICE_NAME, next, WRITE));
   }
 
-  #endpointsObject(): KObject {
-    return {
-      apiVersion: 'v1',
-      kind: 'Endpoints',
-      metadata: { name: API_SERVICE_NAME, namespace: API_SERVICE_NAMESPACE },
-      subsets: [{ addresses: [{ ip: this.#opts.advertiseAddress }], ports: [{ name: PORT_NAME, port: this.#opts.securePort, protocol: 'TCP' }] }],
-    };
+  /** One subset per port (servers normally share one; tests run several on one host), addresses sorted. */
+  #endpointsObject(servers: readonly ServerEndpoint[]): KObject {
+    const byPort = new Map<number, string[]>();
+    for (const s of servers) {
+      const ips = byPort.get(s.port) ?? [];
+      if (!ips.includes(s.ip)) ips.push(s.ip);
+      byPort.set(s.port, ips);
+    }
+    const subsets = [...byPort.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([port, ips]) => ({ addresses: ips.sort().map((ip) => ({ ip })), ports: [{ name: PORT_NAME, port, protocol: 'TCP' }] }));
+    return { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: API_SERVICE_NAME, namespace: API_SERVICE_NAMESPACE }, subsets };
   }
 
-  #sliceObject(): KObject {
+  /** A slice has one port list: the servers on the lowest port (all of them, where servers share the port). */
+  #sliceObject(servers: readonly ServerEndpoint[]): KObject {
+    const port = Math.min(...servers.map((s) => s.port));
+    const ips = [...new Set(servers.filter((s) => s.port === port).map((s) => s.ip))].sort();
     return {
       apiVersion: `${apiGroup('discovery')}/v1`,
       kind: 'EndpointSlice',
       metadata: { name: API_SERVICE_NAME, namespace: API_SERVICE_NAMESPACE, labels: { [SERVICE_NAME_LABEL]: API_SERVICE_NAME } },
-      addressType: this.#opts.advertiseAddress.includes(':') ? 'IPv6' : 'IPv4',
-      endpoints: [{ addresses: [this.#opts.advertiseAddress], conditions: { ready: true } }],
-      ports: [{ name: PORT_NAME, port: this.#opts.securePort, protocol: 'TCP' }],
+      addressType: ips[0]!.includes(':') ? 'IPv6' : 'IPv4',
+      endpoints: ips.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+      ports: [{ name: PORT_NAME, port, protocol: 'TCP' }],
     };
   }
 

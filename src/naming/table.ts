@@ -39,6 +39,16 @@ export interface NamingTable {
   readonly namespaceFinalizer: string;
   /** The field manager of the API server's own writes. */
   readonly apiServerFieldManager: string;
+  /** Each API server's identity Lease in the system namespace (the original's APIServerIdentity). */
+  readonly identityLease: {
+    /** Lease name: `<prefix><hash>`. */
+    readonly namePrefix: string;
+    /** Label marking identity leases; its value is {@link identityLease.labelValue}. */
+    readonly label: string;
+    readonly labelValue: string;
+    /** Annotation with the server's `<address>:<port>`, read by the lease endpoint reconciler. */
+    readonly endpointAnnotation: string;
+  };
   /** The cluster's name in generated kubeconfigs. */
   readonly clusterName: string;
   /** First label of the in-cluster DNS names on the generated serving certificate (`<host>.default.svc`). */
@@ -215,6 +225,7 @@ const ORCH: NamingTable = {
   nodeLeaseNamespace: 'orch-node-lease',
   namespaceFinalizer: 'orch',
   apiServerFieldManager: 'orch-apiserver',
+  identityLease: { namePrefix: 'orch-apiserver-', label: 'apiserver.orch.io/identity', labelValue: 'orch-apiserver', endpointAnnotation: 'apiserver.orch.io/endpoint' },
   clusterName: 'orch',
   inClusterHost: 'orch',
   apiServiceName: 'kubernetes',
@@ -328,6 +339,7 @@ const KUBERNETES: NamingTable = {
   nodeLeaseNamespace: 'kube-node-lease',
   namespaceFinalizer: 'kubernetes',
   apiServerFieldManager: 'kube-apiserver',
+  identityLease: { namePrefix: 'kube-apiserver-', label: 'apiserver.kubernetes.io/identity', labelValue: 'kube-apiserver', endpointAnnotation: 'apiserver.kubernetes.io/endpoint' },
   clusterName: 'kubernetes',
   inClusterHost: 'kubernetes',
   apiServiceName: 'kubernetes',

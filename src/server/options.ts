@@ -94,6 +94,16 @@ export interface ServerOptions {
   /** Secure port: TLS handshake, first request head, HTTP/2 SETTINGS must come within this (the original's fixed 32 s). */
   httpReadHeaderTimeoutMs: number;
   shutdownDelayMs: number;
+  /** `--event-ttl`: events are removed this long after their last write (default 1h0m0s; 0 = never). */
+  eventTtlMs: number;
+  /** `--profiling` (default true, as the original): `/debug/pprof/profile` and `/debug/pprof/heap` (profiling.ts). */
+  profiling: boolean;
+  /** `--identity-lease-duration-seconds` (3600): lifetime of each server's identity Lease without renewal. */
+  identityLeaseDurationSeconds: number;
+  /** `--identity-lease-renew-interval-seconds` (10). */
+  identityLeaseRenewIntervalSeconds: number;
+  /** `--endpoint-reconciler-type`: lease (default; endpoints from the identity leases), master-count (this server only), none. */
+  endpointReconcilerType: 'lease' | 'master-count' | 'none';
   /** `--runtime-config` as given (a ConfigurationMap: key -> value, `""` for a bare key); checked in validateOptions. */
   runtimeConfig: Map<string, string>;
   /** `--disabled-metrics`: metrics left unregistered. */
@@ -311,6 +321,17 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     set: (o, v) => (o.httpReadHeaderTimeoutMs = positiveDuration('http-read-header-timeout', v)),
     help: "secure port: the TLS handshake, a request's head (HTTP/1.1) or the client's SETTINGS (HTTP/2) must arrive within this (default 32s, as the original)",
   },
+  'identity-lease-duration-seconds': { set: (o, v) => (o.identityLeaseDurationSeconds = int('identity-lease-duration-seconds', 1, 1 << 30)(v)), help: 'duration of each API server identity Lease (default 3600)' },
+  'identity-lease-renew-interval-seconds': { set: (o, v) => (o.identityLeaseRenewIntervalSeconds = int('identity-lease-renew-interval-seconds', 1, 1 << 30)(v)), help: 'interval of renewing the identity Lease (default 10)' },
+  'endpoint-reconciler-type': {
+    set: (o, v) => {
+      if (v !== 'lease' && v !== 'master-count' && v !== 'none') throw new OptionsError(`--endpoint-reconciler-type must be one of lease, master-count, none; got ${JSON.stringify(v)}`);
+      o.endpointReconcilerType = v;
+    },
+    help: 'how the API Service endpoints are kept: lease (default), master-count, none',
+  },
+  'profiling': { set: (o, v) => (o.profiling = bool('profiling')(v)), boolean: true, help: 'serve /debug/pprof/profile and /debug/pprof/heap (default true)' },
+  'event-ttl': { set: (o, v) => (o.eventTtlMs = parseDuration(v)), help: 'amount of time to retain events (default 1h0m0s)' },
   'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
   'runtime-config': {
     set: (o, v) => addRuntimeConfig(o.runtimeConfig, v),
@@ -532,6 +553,11 @@ export function defaultOptions(): ServerOptions {
     httpIdleTimeoutMs: 90_000,
     httpReadHeaderTimeoutMs: 32_000,
     shutdownDelayMs: 0,
+    eventTtlMs: 3_600_000,
+    profiling: true,
+    identityLeaseDurationSeconds: 3600,
+    identityLeaseRenewIntervalSeconds: 10,
+    endpointReconcilerType: 'lease',
     runtimeConfig: new Map(),
     featureGates: new Map(),
     disabledMetrics: [],

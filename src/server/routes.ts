@@ -19,6 +19,8 @@ export interface RouteDeps {
     | undefined;
   /** Fixed documents by path (service-account issuer discovery), with their media type and caching. */
   documents?: ReadonlyMap<string, { contentType: string; cacheControl: string; body: Uint8Array }> | undefined;
+  /** `/debug/pprof/...` when `--profiling` (profiling.ts); absent: 404. */
+  profiling?: ((ctx: RequestContext, path: string) => Promise<void>) | undefined;
 }
 
 export function createRoutes(deps: RouteDeps): (ctx: RequestContext) => Promise<void> {
@@ -31,6 +33,7 @@ export function createRoutes(deps: RouteDeps): (ctx: RequestContext) => Promise<
     if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed(method.toLowerCase());
     if (path === '/version') return writeJson(ctx, 200, VERSION_INFO);
     if (path === '/metrics') return deps.metrics(ctx);
+    if (deps.profiling !== undefined && (path === '/debug/pprof' || path.startsWith('/debug/pprof/'))) return deps.profiling(ctx, path);
     const disco = deps.discovery.byPath.get(path);
     if (disco !== undefined) return writeBytes(ctx, 200, disco);
     const doc = deps.documents?.get(path);

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { ServerOptions } from './options.ts';
 import { OptionsError, validateOptions } from './options.ts';
@@ -20,7 +21,7 @@ import { ResourceRegistry } from '../registry/registry.ts';
 import type { GenericStore } from '../registry/generic-store.ts';
 import { unbuiltDefaultPlugins } from '../admission/plugin-names.ts';
 import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
-import { ShardRouter } from '../../shards/router.ts';
+import { ShardRouter, type ResourceSpec } from '../../shards/router.ts';
 import type { ShardStoreConfig, StoreConfig } from '../storage/config.ts';
 import { readEncryptionConfig } from '../storage/encryption/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
@@ -34,6 +35,7 @@ import { ApiServiceController } from '../controllers/api-service-controller.ts';
 import { CONTROLLER_MANAGER_LEASE, ElectedControllers, LeaderElector } from '../controllers/leader-election.ts';
 import { CsrSigningController } from '../controllers/csr-signing-controller.ts';
 import { USER_CONTROLLER_MANAGER } from '../authz/rbac/bootstrap-policy.ts';
+import { IdentityLeaseController } from '../controllers/identity-lease-controller.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
@@ -42,7 +44,7 @@ import type { Frontend } from '../frontends/frontend.ts';
 import { WatchBudget } from '../frontends/watch-budget.ts';
 import { registerWatchBudgetMetrics } from './watch-budget-metrics.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
-import { API_FLAVOR, API_FLAVOR_ENV, names } from '../naming/index.ts';
+import { API_FLAVOR, API_FLAVOR_ENV, apiGroup, names } from '../naming/index.ts';
 import { buildPipeline, buildRegistry } from './pipeline.ts';
 import { FeatureGates } from '../versions/feature-gates.ts';
 import { SHARED_INFLIGHT_BYTES, SharedInflightCounter } from './shared-inflight.ts';
@@ -127,7 +129,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const router = await ShardRouter.start({
       shards: opts.shards,
       // The range records of service allocation ride along as a storage resource of their own.
-      resources: [...registry.shardResources(), RANGES_RESOURCE_SPEC],
+      resources: [...withEventTtl(registry.shardResources(), opts.eventTtlMs), RANGES_RESOURCE_SPEC],
       store,
       compactionIntervalMs: opts.etcdCompactionIntervalMs,
       onError: (err, what) => logger.error({ err }, what),
@@ -241,15 +243,41 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         installed: pipeline.serviceAllocators ?? undefined,
       });
       cleanups.push(() => allocation.stop());
+      const advertiseAddress = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
+      // Each server's identity Lease; with --endpoint-reconciler-type=lease the endpoints list the live ones.
+      let identity: IdentityLeaseController | null = null;
+      if (registry.lookup(apiGroup('coordination'), 'v1', 'leases') !== undefined) {
+        identity = new IdentityLeaseController({
+          store: genericStore,
+          registry,
+          hostname: os.hostname(),
+          advertiseAddress,
+          securePort: opts.securePort,
+          durationSeconds: opts.identityLeaseDurationSeconds,
+          renewIntervalMs: opts.identityLeaseRenewIntervalSeconds * 1000,
+          log: logger,
+          afterRenew: () => (opts.endpointReconcilerType === 'lease' && apiServiceRef !== null ? apiServiceRef.reconcile() : Promise.resolve()),
+        });
+      }
+      let apiServiceRef: ApiServiceController | null = null;
+      const leaseSource = identity;
       const apiService = new ApiServiceController({
         store: genericStore,
         registry,
         serviceIP: allocation.apiServiceIP,
-        advertiseAddress: opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress,
+        advertiseAddress,
         securePort: opts.securePort,
         log: logger,
+        reconcilerType: opts.endpointReconcilerType === 'none' ? 'none' : 'lease',
+        ...(opts.endpointReconcilerType === 'lease' && leaseSource !== null ? { liveEndpoints: () => leaseSource.liveEndpoints() } : {}),
       });
+      if (identity !== null) {
+        const started = identity;
+        await started.start();
+        cleanups.push(() => started.stop());
+      }
       await apiService.start(API_SERVICE_RECONCILE_MS);
+      apiServiceRef = apiService;
       cleanups.push(() => apiService.stop());
     }
 
@@ -344,6 +372,13 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     await closeAll();
     throw err;
   }
+}
+
+/** Events (core and events.<group> share one storage) expire `--event-ttl` after their last write. */
+function withEventTtl(specs: ResourceSpec[], ttlMs: number): ResourceSpec[] {
+  if (!(ttlMs > 0)) return specs;
+  const ttlSeconds = Math.max(1, Math.ceil(ttlMs / 1000));
+  return specs.map((s) => (s.groupResource === '/events' ? { ...s, ttlSeconds } : s));
 }
 
 export type { ApiRequest, ApiResponse, RequestContext };

@@ -116,19 +116,33 @@ export interface StoreWatch {
   close(): void;
 }
 
+/** Options of one write. */
+export interface WriteOptions {
+  /**
+   * The store removes the key by itself about this many seconds after the
+   * write (etcd: a lease attached to the key; `--event-ttl`). Honoured only by
+   * stores whose {@link Store.expiresKeys} is true; the others ignore it (the
+   * shard then sweeps expired keys itself).
+   */
+  readonly ttlSeconds?: number;
+}
+
 export interface Store {
   /** A short name for logs and metrics, e.g. `embedded` or `etcd3`. */
   readonly name: string;
 
+  /** The store honours {@link WriteOptions.ttlSeconds} (etcd leases). */
+  readonly expiresKeys?: boolean;
+
   /** Create `key` if absent. Throws {@link AlreadyExistsError} otherwise. */
-  create(key: string, value: Uint8Array): Promise<KeyValue>;
+  create(key: string, value: Uint8Array, options?: WriteOptions): Promise<KeyValue>;
 
   /**
    * Replace `key`'s value if its modRevision is `expectedModRevision`.
    * Throws {@link NotFoundError} if absent, {@link ConflictError} (carrying the
    * current value) on a revision mismatch.
    */
-  update(key: string, value: Uint8Array, expectedModRevision: Revision): Promise<KeyValue>;
+  update(key: string, value: Uint8Array, expectedModRevision: Revision, options?: WriteOptions): Promise<KeyValue>;
 
   /**
    * Delete `key`, if `expectedModRevision` is given only when it matches.

@@ -10,7 +10,7 @@
  * fails that one object (object-errors.ts) and nothing else; the reason is
  * reported through `onOpenFailure`, never the bytes.
  */
-import type { DeleteResult, KeyValue, RangeOptions, RangeResult, Revision, Store, StoreEvent, StoreWatch, WatchListener } from '../interface.ts';
+import type { DeleteResult, KeyValue, RangeOptions, RangeResult, Revision, Store, StoreEvent, StoreWatch, WatchListener, WriteOptions } from '../interface.ts';
 import { ConflictError } from '../errors.ts';
 import type { ResourceTransformers } from './transformers.ts';
 
@@ -35,14 +35,18 @@ export class TransformingStore implements Store {
     return this.#inner.name;
   }
 
-  async create(key: string, value: Uint8Array): Promise<KeyValue> {
-    const kv = await this.#inner.create(key, await this.#forKey(key).seal(value, key));
+  get expiresKeys(): boolean {
+    return this.#inner.expiresKeys === true;
+  }
+
+  async create(key: string, value: Uint8Array, options?: WriteOptions): Promise<KeyValue> {
+    const kv = await this.#inner.create(key, await this.#forKey(key).seal(value, key), options);
     return { ...kv, value };
   }
 
-  async update(key: string, value: Uint8Array, expectedModRevision: Revision): Promise<KeyValue> {
+  async update(key: string, value: Uint8Array, expectedModRevision: Revision, options?: WriteOptions): Promise<KeyValue> {
     try {
-      const kv = await this.#inner.update(key, await this.#forKey(key).seal(value, key), expectedModRevision);
+      const kv = await this.#inner.update(key, await this.#forKey(key).seal(value, key), expectedModRevision, options);
       return { ...kv, value };
     } catch (err) {
       throw await this.#openConflict(err);

@@ -20,6 +20,7 @@ import type {
   Store,
   StoreWatch,
   WatchListener,
+  WriteOptions,
 } from '../interface.ts';
 import {
   AlreadyExistsError,
@@ -38,6 +39,7 @@ import { classify, messageOf } from './failures.ts';
 import { isReserved, KeyCodec, sentinelFor } from './keys.ts';
 import { progressModeFor, type ProgressMode } from './progress.ts';
 import { EtcdWatch, type WatchHost } from './watch.ts';
+import { LeaseManager } from './lease-manager.ts';
 
 /** Longest a progress sentinel outlives a process that died between its put and delete. */
 const SENTINEL_LEASE_TTL_S = 60;
@@ -75,6 +77,10 @@ export class EtcdStore implements Store {
   /** A revision known to be at or below etcd's compacted revision (it only grows). */
   #compactedFloor: Revision = 0;
   #lease: { id: string; grantedAt: number } | null = null;
+  /** Leases of keys written with a TTL (events), one reused per TTL (lease-manager.ts). */
+  readonly #leases = new LeaseManager(async (ttl) => (await this.#conn.client.leaseClient.leaseGrant({ TTL: ttl })).ID);
+  /** etcd expires keys by their leases. */
+  readonly expiresKeys = true;
 
   constructor(options: EtcdStoreOptions) {
     if (options.endpoints.length === 0) throw new Error('EtcdStore needs at least one endpoint');
@@ -108,30 +114,34 @@ export class EtcdStore implements Store {
     }
   }
 
-  async create(key: string, value: Uint8Array): Promise<KeyValue> {
+  async create(key: string, value: Uint8Array, options?: WriteOptions): Promise<KeyValue> {
     const k = this.#codec.encode(key);
-    const res = await this.#call(false, 0, () =>
-      this.#conn.client.kv.txn({
-        compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-        success: [{ request_put: { key: k, value: asBuffer(value) } }],
-        failure: [],
-      }),
+    const res = await this.#withLease(options, (lease) =>
+      this.#call(false, 0, () =>
+        this.#conn.client.kv.txn({
+          compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
+          success: [{ request_put: { key: k, value: asBuffer(value), ...lease } }],
+          failure: [],
+        }),
+      ),
     );
     if (!res.succeeded) throw new AlreadyExistsError(key);
     const revision = Number(res.header.revision);
     return { key, value, createRevision: revision, modRevision: revision };
   }
 
-  async update(key: string, value: Uint8Array, expectedModRevision: Revision): Promise<KeyValue> {
+  async update(key: string, value: Uint8Array, expectedModRevision: Revision, options?: WriteOptions): Promise<KeyValue> {
     const k = this.#codec.encode(key);
-    const res = await this.#call(false, 0, () =>
-      this.#conn.client.kv.txn({
-        compare: this.#expect(k, expectedModRevision),
-        // The keys-only read after the put yields the create revision without
-        // sending the old value back.
-        success: [{ request_put: { key: k, value: asBuffer(value) } }, { request_range: { key: k, keys_only: true } }],
-        failure: [{ request_range: { key: k } }],
-      }),
+    const res = await this.#withLease(options, (lease) =>
+      this.#call(false, 0, () =>
+        this.#conn.client.kv.txn({
+          compare: this.#expect(k, expectedModRevision),
+          // The keys-only read after the put yields the create revision without
+          // sending the old value back.
+          success: [{ request_put: { key: k, value: asBuffer(value), ...lease } }, { request_range: { key: k, keys_only: true } }],
+          failure: [{ request_range: { key: k } }],
+        }),
+      ),
     );
     if (!res.succeeded) throw this.#refused(key, expectedModRevision, res.responses[0]?.response_range);
     const written = res.responses[1]?.response_range.kvs[0];
@@ -361,6 +371,26 @@ export class EtcdStore implements Store {
       }
     }
     void this.#call(true, 0, () => this.#conn.client.kv.deleteRange({ key })).catch(() => undefined);
+  }
+
+  /**
+   * Runs a write with the lease its TTL asks for (none without one). A lease
+   * that etcd no longer knows (it expired early, e.g. etcd was down) is
+   * dropped and the write tried once more under a fresh one; the failed
+   * transaction wrote nothing.
+   */
+  async #withLease<T>(options: WriteOptions | undefined, write: (lease: { lease?: string }) => Promise<T>): Promise<T> {
+    const ttl = options?.ttlSeconds;
+    if (ttl === undefined || !(ttl > 0)) return write({});
+    for (let attempt = 0; ; attempt++) {
+      const lease = await this.#call(false, 0, () => this.#leases.leaseFor(ttl));
+      try {
+        return await write({ lease });
+      } catch (err) {
+        if (attempt > 0 || !(err instanceof EtcdLeaseInvalidError)) throw err;
+        this.#leases.forget(lease);
+      }
+    }
   }
 
   /** A lease for sentinels, renewed by taking a fresh one every half TTL (no keep-alive stream). */
