@@ -17,6 +17,7 @@ import type { ObjectSource } from '../authn/object-source.ts';
 import type { RequestHandler } from './http.ts';
 import { ensureDataDir, type DataDirFiles } from '../pki/data-dir.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
+import type { GenericStore } from '../registry/generic-store.ts';
 import { unbuiltDefaultPlugins } from '../admission/plugin-names.ts';
 import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
 import { ShardRouter } from '../../shards/router.ts';
@@ -53,6 +54,8 @@ export interface RunningServer {
   readonly files: DataDirFiles;
   readonly router: ShardRouter;
   readonly registry: ResourceRegistry;
+  /** The main thread's generic store (what the controllers write through). */
+  readonly store: GenericStore;
   readonly health: HealthChecks;
   /** The request pipeline both front ends call: for in-process drivers (the fuzz harness). */
   readonly handler: RequestHandler;
@@ -268,6 +271,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       files,
       router,
       registry,
+      store: genericStore,
       health,
       handler,
       objects,
