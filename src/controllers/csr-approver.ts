@@ -46,7 +46,8 @@ export function parseRequest(request: unknown): ParsedRequest | undefined {
   if (block === undefined || block.type !== 'CERTIFICATE REQUEST') return undefined;
   try {
     const csr = new x509.Pkcs10CertificateRequest(block.bytes);
-    const san = csr.getExtension(x509.SubjectAlternativeNameExtension);
+    const ext = csr.getExtension('2.5.29.17');
+    const san = ext === null ? null : new x509.SubjectAlternativeNameExtension(ext.rawData);
     return {
       commonName: csr.subjectName.getField('CN')[0] ?? '',
       organizations: csr.subjectName.getField('O'),
@@ -116,6 +117,7 @@ export class CsrApprover implements ElectedController {
   }
 
   async start(): Promise<void> {
+    this.#queue.resume();
     await this.#csrs.start();
   }
 

@@ -71,7 +71,7 @@ export function csrDeadline(csr: KObject): number | undefined {
     else if (c.type === 'Denied' || c.type === 'Failed') deadlines.push(at + DENIED_EXPIRATION_MS);
   }
   if (conditions.length === 0 && cert === '') {
-    const created = timeOf(csr.metadata.creationTimestamp);
+    const created = timeOf(csr.metadata.creationTimestamp ?? undefined);
     if (created !== undefined) deadlines.push(created + PENDING_EXPIRATION_MS);
   }
   if (cert !== '') {
@@ -99,6 +99,7 @@ export class CsrCleaner implements ElectedController {
   }
 
   async start(): Promise<void> {
+    this.#queue.resume();
     await this.#csrs.start();
     this.#poll = setInterval(() => this.sweep(), POLLING_INTERVAL_MS);
     this.#poll.unref();

@@ -71,6 +71,9 @@ export class Informer {
     clearTimeout(this.#timer);
     this.#watch?.close();
     this.#watch = null;
+    // A later start() begins afresh: every object comes as ADDED again.
+    this.#items.clear();
+    this.#synced = false;
   }
 
   #emit(type: InformerEvent, obj: KObject, old: KObject | undefined): void {

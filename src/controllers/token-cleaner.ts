@@ -34,6 +34,7 @@ export class TokenCleaner implements ElectedController {
   }
 
   async start(): Promise<void> {
+    this.#queue.resume();
     await this.#secrets.start();
   }
 

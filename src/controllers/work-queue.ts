@@ -14,7 +14,7 @@ export class WorkQueue {
   readonly #onError: (key: string, err: unknown) => void;
   readonly #queue = new Set<string>();
   readonly #failures = new Map<string, number>();
-  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #timers = new Map<string, { timer: NodeJS.Timeout; due: number }>();
   #running = false;
   #stopped = false;
   #idle: Promise<void> = Promise.resolve();
@@ -34,8 +34,12 @@ export class WorkQueue {
   addAfter(key: string, delayMs: number): void {
     if (this.#stopped) return;
     if (delayMs <= 0) return this.add(key);
+    const due = Date.now() + delayMs;
     const prev = this.#timers.get(key);
-    if (prev !== undefined) clearTimeout(prev);
+    if (prev !== undefined) {
+      if (prev.due <= due) return;
+      clearTimeout(prev.timer);
+    }
     // setTimeout holds at most 2^31-1 ms; a later time is reached in steps.
     const wait = Math.min(delayMs, 2 ** 31 - 1);
     const t = setTimeout(() => {
@@ -44,7 +48,7 @@ export class WorkQueue {
       else this.add(key);
     }, wait);
     t.unref();
-    this.#timers.set(key, t);
+    this.#timers.set(key, { timer: t, due });
   }
 
   /** Waits for the keys queued so far to be worked (tests). */
@@ -52,10 +56,15 @@ export class WorkQueue {
     while (this.#running) await this.#idle;
   }
 
+  /** Takes keys again after stop() (a controller that leads again). */
+  resume(): void {
+    this.#stopped = false;
+  }
+
   stop(): void {
     this.#stopped = true;
     this.#queue.clear();
-    for (const t of this.#timers.values()) clearTimeout(t);
+    for (const t of this.#timers.values()) clearTimeout(t.timer);
     this.#timers.clear();
   }
 

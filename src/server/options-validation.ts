@@ -10,6 +10,7 @@ import { authorizationOptionProblems, plannedModeFactories } from '../authz/buil
 import { admissionPluginEnabled, admissionPluginProblems } from '../admission/plugin-names.ts';
 import { podSecurityOptionProblems } from '../admission/plugins/pod-security/config.ts';
 import { MAX_TIMER_MS } from './long-timer.ts';
+import { CONTROLLER_NAMES, unknownControllers } from '../controllers/controller-names.ts';
 import { OptionsError, type ServerOptions } from './options.ts';
 import { oidcOptionProblems } from '../authn/oidc/config.ts';
 
@@ -97,6 +98,7 @@ export function validateOptions(o: ServerOptions): void {
   problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
   problems.push(...podSecurityOptionProblems(o, admissionPluginEnabled('PodSecurity', o.enableAdmissionPlugins, o.disableAdmissionPlugins)));
   problems.push(...timerProblems(o));
+  problems.push(...controllerProblems(o));
   problems.push(...fileProblems(o));
   problems.push(...oidcOptionProblems(o.oidc));
   for (const url of o.etcdServers) {
@@ -104,4 +106,15 @@ export function validateOptions(o: ServerOptions): void {
   }
   if (!LOG_LEVELS.has(o.logLevel)) problems.push(`invalid value ${JSON.stringify(o.logLevel)} for --log-level: must be one of ${[...LOG_LEVELS].join(', ')}`);
   if (problems.length > 0) throw new OptionsError(problems.join('\n'));
+}
+
+/** --controllers names known controllers; the lease timings are ordered as the original requires. */
+function controllerProblems(o: ServerOptions): string[] {
+  const out: string[] = [];
+  const unknown = unknownControllers(o.controllers);
+  if (unknown.length > 0) out.push(`--controllers: unknown controller(s) ${unknown.join(', ')} (known: ${CONTROLLER_NAMES.join(', ')})`);
+  if (!(o.leaderElectLeaseDurationMs > o.leaderElectRenewDeadlineMs && o.leaderElectRenewDeadlineMs > o.leaderElectRetryPeriodMs)) {
+    out.push('--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline, and that greater than --leader-elect-retry-period');
+  }
+  return out;
 }

@@ -127,6 +127,16 @@ export interface ServerOptions {
   oidc: OidcOptions;
   /** The --authentication-token-webhook-* flags (src/authn/webhook/config.ts). */
   tokenWebhook: TokenWebhookOptions;
+  /** `--controllers`: the in-server controllers to run (`*` the default set, `name`, `-name`), as the controller manager's flag. */
+  controllers: string[];
+  /** `--leader-elect` (default true): run the controllers only while this server holds their Lease. */
+  leaderElect: boolean;
+  /** `--leader-elect-lease-duration`, `-renew-deadline`, `-retry-period` (15s, 10s, 2s). */
+  leaderElectLeaseDurationMs: number;
+  leaderElectRenewDeadlineMs: number;
+  leaderElectRetryPeriodMs: number;
+  /** `--root-ca-file`: the CA bundle published in every namespace and in legacy token secrets (default: the data dir's CA). */
+  rootCaFile: string | undefined;
 }
 
 export class OptionsError extends Error {}
@@ -285,6 +295,15 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     set: (o, v) => (o.httpReadHeaderTimeoutMs = positiveDuration('http-read-header-timeout', v)),
     help: "secure port: the TLS handshake, a request's head (HTTP/1.1) or the client's SETTINGS (HTTP/2) must arrive within this (default 32s, as the original)",
   },
+  controllers: {
+    set: (o, v) => (o.controllers = list(v)),
+    help: "in-server controllers: '*' the default set (bootstrapsigner and tokencleaner are off by default), 'name' adds one, '-name' removes one",
+  },
+  'leader-elect': { boolean: true, set: (o, v) => (o.leaderElect = bool('leader-elect')(v)), help: 'run the controllers only while this server holds their Lease (default true)' },
+  'leader-elect-lease-duration': { set: (o, v) => (o.leaderElectLeaseDurationMs = positiveDuration('leader-elect-lease-duration', v)), help: 'controller lease duration (default 15s)' },
+  'leader-elect-renew-deadline': { set: (o, v) => (o.leaderElectRenewDeadlineMs = positiveDuration('leader-elect-renew-deadline', v)), help: 'controller lease renew deadline (default 10s)' },
+  'leader-elect-retry-period': { set: (o, v) => (o.leaderElectRetryPeriodMs = positiveDuration('leader-elect-retry-period', v)), help: 'controller lease retry period (default 2s)' },
+  'root-ca-file': { set: (o, v) => (o.rootCaFile = v), help: "CA bundle published as the root CA config map and in legacy token secrets (default: the data dir's CA)" },
   'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
   'runtime-config': {
     set: (o, v) => {
@@ -459,6 +478,12 @@ export function defaultOptions(): ServerOptions {
     requestheaderExtraHeadersPrefix: [],
     oidc: defaultOidcOptions(),
     tokenWebhook: defaultTokenWebhookOptions(),
+    controllers: ['*'],
+    leaderElect: true,
+    leaderElectLeaseDurationMs: 15_000,
+    leaderElectRenewDeadlineMs: 10_000,
+    leaderElectRetryPeriodMs: 2_000,
+    rootCaFile: undefined,
   };
 }
 

@@ -24,7 +24,9 @@ import { ShardRouter } from '../../shards/router.ts';
 import type { ShardStoreConfig, StoreConfig } from '../storage/config.ts';
 import { readEncryptionConfig } from '../storage/encryption/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
-import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.ts';
+import { ControllerManager } from '../controllers/controller-manager.ts';
+import { resolveServiceAccountConfig } from '../authn/service-account/config.ts';
+import { TokenSigner } from '../authn/service-account/issuer.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
@@ -63,6 +65,8 @@ export interface RunningServer {
   readonly objects: ObjectSource;
   /** The front-end worker threads, or null when the main thread serves alone. */
   readonly frontendThreads: FrontendThreads | null;
+  /** The elected built-in controllers (src/controllers/controller-manager.ts). */
+  readonly controllerManager: ControllerManager;
   close(): Promise<void>;
 }
 
@@ -168,9 +172,6 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
-    const saController = new ServiceAccountsController(genericStore, registry, logger);
-    saController.start();
-    cleanups.push(() => saController.stop());
     const services = registry.lookup('', 'v1', 'services');
     if (services !== undefined) {
       const allocation = await startServiceAllocation({
@@ -261,6 +262,22 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     } else if (opts.frontendThreads > 1) {
       logger.info({}, 'no port the front-end threads can share (uWS off, and node:http2 cannot share the secure port on this Node.js): serving from the main thread alone');
     }
+    // The built-in controllers, elected on their Lease; stopped (and the lease released) before the front ends close.
+    const saConfig = await resolveServiceAccountConfig(opts, files);
+    const rootCaPem = opts.rootCaFile === undefined ? files.caCertPem : await readFile(opts.rootCaFile, 'utf8');
+    const advertise = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
+    const controllerManager = new ControllerManager({
+      ctx: { store: genericStore, registry, log: logger, now: Date.now },
+      authorizer: pipeline.authorizer,
+      tokenSigner: new TokenSigner(saConfig.signingKey),
+      rootCaPem,
+      serverUrl: `https://${advertise.includes(':') ? `[${advertise}]` : advertise}:${node.port}`,
+      controllers: opts.controllers,
+      leaderElect: opts.leaderElect,
+      timings: { leaseDurationMs: opts.leaderElectLeaseDurationMs, renewDeadlineMs: opts.leaderElectRenewDeadlineMs, retryPeriodMs: opts.leaderElectRetryPeriodMs },
+    });
+    await controllerManager.start();
+    cleanups.push(() => controllerManager.stop());
     logger.info(
       { securePort: node.port, uwsPort, storage: opts.storageBackend, shards: router.shardCount, frontendThreads: 1 + (threads?.count ?? 0), dataDir: files.dir },
       'orch-apiserver is serving',
@@ -276,6 +293,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       handler,
       objects,
       frontendThreads: threads,
+      controllerManager,
       close: async () => {
         health.markShuttingDown();
         await closeAll();
