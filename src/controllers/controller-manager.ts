@@ -1,7 +1,7 @@
 /**
  * The in-server controller manager: the built-in controllers of issue 15
  * (and the service account controller), run under one Lease in the system
- * namespace (names.controllerManagerLease), as the original's controller
+ * namespace (CONTROLLER_MANAGER_LEASE, leader-election.ts), as the original's controller
  * manager runs its controllers under one lease: with two servers on one
  * etcd, only the one holding the lease runs them; when it stops (release) or
  * dies (lease duration) the other takes over and the controllers start from
@@ -12,8 +12,9 @@
  * are off by default there too. `--leader-elect=false` runs them at once.
  */
 import { names } from '../naming/index.ts';
+import { USER_CONTROLLER_MANAGER } from '../authz/rbac/bootstrap-policy.ts';
 import type { Authorizer } from '../authz/types.ts';
-import { ElectedControllers, LeaderElector, type ElectedController, type LeaderElectionTimings } from './leader-election.ts';
+import { CONTROLLER_MANAGER_LEASE, ElectedControllers, LeaderElector, type ElectedController, type LeaderElectionTimings } from './leader-election.ts';
 import type { ControllerContext } from './controller-context.ts';
 import { ServiceAccountsController } from './serviceaccounts-controller.ts';
 import { ServiceAccountTokenController, type TokenGenerator } from './sa-token-controller.ts';
@@ -34,6 +35,8 @@ export interface ControllerManagerOptions {
   /** The server's URL as cluster-info publishes it. */
   readonly serverUrl: string;
   readonly controllers: readonly string[];
+  /** Controllers built elsewhere that run under the same lease (CSR signing). */
+  readonly extra?: readonly ElectedController[];
   readonly leaderElect: boolean;
   readonly timings: LeaderElectionTimings;
   /** Unique per server (default: the elector's `<host>_<uuid>`). */
@@ -63,15 +66,16 @@ export class ControllerManager {
       this.controllers.set(name, c);
       this.#set.add(c);
     }
+    for (const c of o.extra ?? []) this.#set.add(c);
     this.#elector = o.leaderElect
       ? new LeaderElector({
           ...o.timings,
           store: ctx.store,
           registry: ctx.registry,
           namespace: names.systemNamespace,
-          name: names.controllerManagerLease,
+          name: CONTROLLER_MANAGER_LEASE,
           ...(o.identity !== undefined ? { identity: o.identity } : {}),
-          user: { name: 'system:kube-controller-manager', groups: ['system:authenticated'] },
+          user: { name: USER_CONTROLLER_MANAGER, groups: ['system:authenticated'] },
           log: ctx.log,
           onStartedLeading: () => this.#set.startAll(),
           onStoppedLeading: () => this.#set.stopAll(),
@@ -81,6 +85,11 @@ export class ControllerManager {
 
   get isLeader(): boolean {
     return this.#elector === null ? true : this.#elector.isLeader;
+  }
+
+  /** The elector, or null with --leader-elect=false. */
+  get elector(): LeaderElector | null {
+    return this.#elector;
   }
 
   get identity(): string | undefined {

@@ -33,6 +33,12 @@ export interface ElectionLogger {
   warn(obj: object, msg: string): void;
 }
 
+/**
+ * The lease the in-server controllers are elected on: the controller
+ * manager's, whose name the default RBAC policy grants to its user.
+ */
+export const CONTROLLER_MANAGER_LEASE = 'kube-controller-manager';
+
 export interface LeaderElectionTimings {
   leaseDurationMs: number;
   renewDeadlineMs: number;

@@ -51,8 +51,6 @@ export interface NamingTable {
   readonly clusterInfoKey: string;
   /** What keys the cluster-info JWS: the full token `<id>.<secret>` (spec 2.7) or its secret alone (the original's code). */
   readonly clusterInfoJwsKey: 'token' | 'token-secret';
-  /** The Lease the in-server controllers are elected on (the original's controller manager's). */
-  readonly controllerManagerLease: string;
   /** The exec credential plugin's environment variable. */
   readonly execInfoEnv: string;
   /** Annotation on the last bookmark of a watch's initial events. */
@@ -213,7 +211,6 @@ const ORCH: NamingTable = {
   rootCaConfigMap: 'orch-root-ca.crt',
   clusterInfoKey: 'orchconfig',
   clusterInfoJwsKey: 'token',
-  controllerManagerLease: 'orch-controller-manager',
   execInfoEnv: 'ORCH_EXEC_INFO',
   initialEventsEndAnnotation: 'orch.io/initial-events-end',
   initialEventsEndAnnotations: ['orch.io/initial-events-end', 'k8s.io/initial-events-end'],
@@ -320,7 +317,6 @@ const KUBERNETES: NamingTable = {
   rootCaConfigMap: 'kube-root-ca.crt',
   clusterInfoKey: 'kubeconfig',
   clusterInfoJwsKey: 'token-secret',
-  controllerManagerLease: 'kube-controller-manager',
   execInfoEnv: 'KUBERNETES_EXEC_INFO',
   initialEventsEndAnnotation: 'k8s.io/initial-events-end',
   initialEventsEndAnnotations: ['k8s.io/initial-events-end'],

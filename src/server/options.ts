@@ -14,6 +14,14 @@ import {
   parseServiceNodePortRange,
 } from '../registry/service-allocation/config.ts';
 import { defaultOidcOptions, OIDC_SIGNING_ALGS, parseRequiredClaim, type OidcOptions } from '../authn/oidc/config.ts';
+import {
+  defaultClusterSigningOptions,
+  defaultLeaderElectionOptions,
+  SIGNER_FLAGS,
+  type ClusterSigningOptions,
+  type LeaderElectionOptions,
+  type SignerFlag,
+} from '../certificates/signing-options.ts';
 import { defaultTokenWebhookOptions, isTokenWebhookVersion, TOKEN_WEBHOOK_VERSIONS, type TokenWebhookOptions } from '../authn/webhook/config.ts';
 
 export interface ServerOptions {
@@ -129,14 +137,12 @@ export interface ServerOptions {
   tokenWebhook: TokenWebhookOptions;
   /** `--controllers`: the in-server controllers to run (`*` the default set, `name`, `-name`), as the controller manager's flag. */
   controllers: string[];
-  /** `--leader-elect` (default true): run the controllers only while this server holds their Lease. */
-  leaderElect: boolean;
-  /** `--leader-elect-lease-duration`, `-renew-deadline`, `-retry-period` (15s, 10s, 2s). */
-  leaderElectLeaseDurationMs: number;
-  leaderElectRenewDeadlineMs: number;
-  leaderElectRetryPeriodMs: number;
   /** `--root-ca-file`: the CA bundle published in every namespace and in legacy token secrets (default: the data dir's CA). */
   rootCaFile: string | undefined;
+  /** The --cluster-signing-* flags (src/certificates/signing-options.ts). */
+  clusterSigning: ClusterSigningOptions;
+  /** The --leader-elect* flags: the controllers that run once per cluster. */
+  leaderElection: LeaderElectionOptions;
 }
 
 export class OptionsError extends Error {}
@@ -299,10 +305,6 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     set: (o, v) => (o.controllers = list(v)),
     help: "in-server controllers: '*' the default set (bootstrapsigner and tokencleaner are off by default), 'name' adds one, '-name' removes one",
   },
-  'leader-elect': { boolean: true, set: (o, v) => (o.leaderElect = bool('leader-elect')(v)), help: 'run the controllers only while this server holds their Lease (default true)' },
-  'leader-elect-lease-duration': { set: (o, v) => (o.leaderElectLeaseDurationMs = positiveDuration('leader-elect-lease-duration', v)), help: 'controller lease duration (default 15s)' },
-  'leader-elect-renew-deadline': { set: (o, v) => (o.leaderElectRenewDeadlineMs = positiveDuration('leader-elect-renew-deadline', v)), help: 'controller lease renew deadline (default 10s)' },
-  'leader-elect-retry-period': { set: (o, v) => (o.leaderElectRetryPeriodMs = positiveDuration('leader-elect-retry-period', v)), help: 'controller lease retry period (default 2s)' },
   'root-ca-file': { set: (o, v) => (o.rootCaFile = v), help: "CA bundle published as the root CA config map and in legacy token secrets (default: the data dir's CA)" },
   'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
   'runtime-config': {
@@ -408,6 +410,21 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   },
 };
 
+// The controller manager's signing and leader election flags (src/certificates/signing-options.ts).
+for (const k of Object.keys(SIGNER_FLAGS) as SignerFlag[]) {
+  FLAGS[`cluster-signing-${k}-cert-file`] = { set: (o, v) => (o.clusterSigning.perSigner[k].certFile = v), help: `CA certificate that signs for ${SIGNER_FLAGS[k]} (with the key file)` };
+  FLAGS[`cluster-signing-${k}-key-file`] = { set: (o, v) => (o.clusterSigning.perSigner[k].keyFile = v), help: `CA key that signs for ${SIGNER_FLAGS[k]}` };
+}
+Object.assign(FLAGS, {
+  'cluster-signing-cert-file': { set: (o: ServerOptions, v: string) => (o.clusterSigning.all.certFile = v), help: 'CA certificate that signs for every built-in signer (default: the data dir\'s cluster CA)' },
+  'cluster-signing-key-file': { set: (o: ServerOptions, v: string) => (o.clusterSigning.all.keyFile = v), help: 'CA key that signs for every built-in signer' },
+  'cluster-signing-duration': { set: (o: ServerOptions, v: string) => (o.clusterSigning.durationMs = parseDuration(v)), help: 'longest lifetime of signed certificates (default 8760h0m0s)' },
+  'leader-elect': { set: (o: ServerOptions, v: string) => (o.leaderElection.enabled = bool('leader-elect')(v)), boolean: true, help: 'run the once-per-cluster controllers (CSR signing) only while holding the controller manager lease (default true)' },
+  'leader-elect-lease-duration': { set: (o: ServerOptions, v: string) => (o.leaderElection.leaseDurationMs = positiveDuration('leader-elect-lease-duration', v)), help: 'how long a lease is held without renewal before others take it (default 15s)' },
+  'leader-elect-renew-deadline': { set: (o: ServerOptions, v: string) => (o.leaderElection.renewDeadlineMs = positiveDuration('leader-elect-renew-deadline', v)), help: 'how long the leader retries renewing before it stops leading (default 10s)' },
+  'leader-elect-retry-period': { set: (o: ServerOptions, v: string) => (o.leaderElection.retryPeriodMs = positiveDuration('leader-elect-retry-period', v)), help: 'interval of acquire and renew attempts (default 2s)' },
+});
+
 export function defaultOptions(): ServerOptions {
   return {
     securePort: 6443,
@@ -479,11 +496,9 @@ export function defaultOptions(): ServerOptions {
     oidc: defaultOidcOptions(),
     tokenWebhook: defaultTokenWebhookOptions(),
     controllers: ['*'],
-    leaderElect: true,
-    leaderElectLeaseDurationMs: 15_000,
-    leaderElectRenewDeadlineMs: 10_000,
-    leaderElectRetryPeriodMs: 2_000,
     rootCaFile: undefined,
+    clusterSigning: defaultClusterSigningOptions(),
+    leaderElection: defaultLeaderElectionOptions(),
   };
 }
 

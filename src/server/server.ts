@@ -31,6 +31,8 @@ import { ClusterRoleAggregationController } from '../controllers/clusterrole-agg
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
 import { ApiServiceController } from '../controllers/api-service-controller.ts';
+import type { LeaderElector } from '../controllers/leader-election.ts';
+import { CsrSigningController } from '../controllers/csr-signing-controller.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
 import { startUwsFrontend } from '../frontends/uws.ts';
@@ -63,6 +65,8 @@ export interface RunningServer {
   readonly handler: RequestHandler;
   /** The main thread's view of service accounts, secrets and pods for authentication (object-source.ts). */
   readonly objects: ObjectSource;
+  /** The controllers that run once per cluster, while this server holds the controller manager lease. */
+  readonly elected: { readonly elector: LeaderElector | null; readonly csrSigning: CsrSigningController };
   /** The front-end worker threads, or null when the main thread serves alone. */
   readonly frontendThreads: FrontendThreads | null;
   /** The elected built-in controllers (src/controllers/controller-manager.ts). */
@@ -172,6 +176,31 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
+    // Once per cluster: the controllers of the original's controller manager, under its lease
+    // (src/controllers/controller-manager.ts); stopped, and the lease released, in reverse order at close.
+    const csrSigning = new CsrSigningController({
+      store: genericStore,
+      registry,
+      signing: opts.clusterSigning,
+      defaultCa: { certFile: files.caCertPath, keyFile: files.caKeyPath },
+      log: logger,
+    });
+    const saConfig = await resolveServiceAccountConfig(opts, files);
+    const rootCaPem = opts.rootCaFile === undefined ? files.caCertPem : await readFile(opts.rootCaFile, 'utf8');
+    const advertise = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
+    const controllerManager = new ControllerManager({
+      ctx: { store: genericStore, registry, log: logger, now: Date.now },
+      authorizer: pipeline.authorizer,
+      tokenSigner: new TokenSigner(saConfig.signingKey),
+      rootCaPem,
+      serverUrl: `https://${advertise.includes(':') ? `[${advertise}]` : advertise}:${opts.securePort}`,
+      controllers: opts.controllers,
+      extra: [csrSigning],
+      leaderElect: opts.leaderElection.enabled,
+      timings: opts.leaderElection,
+    });
+    await controllerManager.start();
+    cleanups.push(() => controllerManager.stop());
     const services = registry.lookup('', 'v1', 'services');
     if (services !== undefined) {
       const allocation = await startServiceAllocation({
@@ -262,22 +291,6 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     } else if (opts.frontendThreads > 1) {
       logger.info({}, 'no port the front-end threads can share (uWS off, and node:http2 cannot share the secure port on this Node.js): serving from the main thread alone');
     }
-    // The built-in controllers, elected on their Lease; stopped (and the lease released) before the front ends close.
-    const saConfig = await resolveServiceAccountConfig(opts, files);
-    const rootCaPem = opts.rootCaFile === undefined ? files.caCertPem : await readFile(opts.rootCaFile, 'utf8');
-    const advertise = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
-    const controllerManager = new ControllerManager({
-      ctx: { store: genericStore, registry, log: logger, now: Date.now },
-      authorizer: pipeline.authorizer,
-      tokenSigner: new TokenSigner(saConfig.signingKey),
-      rootCaPem,
-      serverUrl: `https://${advertise.includes(':') ? `[${advertise}]` : advertise}:${node.port}`,
-      controllers: opts.controllers,
-      leaderElect: opts.leaderElect,
-      timings: { leaseDurationMs: opts.leaderElectLeaseDurationMs, renewDeadlineMs: opts.leaderElectRenewDeadlineMs, retryPeriodMs: opts.leaderElectRetryPeriodMs },
-    });
-    await controllerManager.start();
-    cleanups.push(() => controllerManager.stop());
     logger.info(
       { securePort: node.port, uwsPort, storage: opts.storageBackend, shards: router.shardCount, frontendThreads: 1 + (threads?.count ?? 0), dataDir: files.dir },
       'orch-apiserver is serving',
@@ -294,6 +307,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       objects,
       frontendThreads: threads,
       controllerManager,
+      elected: { elector: controllerManager.elector, csrSigning },
       close: async () => {
         health.markShuttingDown();
         await closeAll();

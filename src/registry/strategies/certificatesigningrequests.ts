@@ -8,7 +8,7 @@
  * pkg/apis/certificates/validation of the original).
  */
 import type { KObject } from '../object.ts';
-import { jsonEqual } from '../object.ts';
+import { cloneJson, jsonEqual } from '../object.ts';
 import { fieldErrors, type FieldError, type Strategy, type StrategyContext } from '../strategy.ts';
 import { goBytes, invalidShown } from '../validation/go-values.ts';
 import { DNS1123_SUBDOMAIN_MAX_LENGTH, DNS1123_LABEL_MAX_LENGTH, byteLength, isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
@@ -136,7 +136,8 @@ function validateCSR(csr: KObject, opts: Options): FieldError[] {
   const spec = obj(csr['spec']) ?? {};
   const request = Buffer.from(str(spec['request']) ?? '', 'base64');
   const requestError = checkCertificateRequestPem(request);
-  if (requestError !== undefined) errs.push(invalidShown('spec.request', goBytes(request), requestError));
+  // Go shows an absent request as a nil slice, an empty one as []byte{}.
+  if (requestError !== undefined) errs.push(invalidShown('spec.request', spec['request'] === undefined || spec['request'] === null ? '[]byte(nil)' : goBytes(request), requestError));
   const usages = arr(spec['usages']);
   if (usages.length === 0) errs.push(fieldErrors.required('spec.usages'));
   if (!opts.allowUnknownUsages) {
@@ -253,10 +254,18 @@ export const certificateSigningRequestStrategy: Strategy = {
         for (const t of ['Approved', 'Denied']) preserveConditionInstances(csr, old, t);
         populateConditions(csr, old, ctx.now);
         break;
-      case 'approval':
-        keep(status, oldStatus, 'certificate');
+      case 'approval': {
+        // The approval changes the conditions only: everything else is the stored object's (metadata too).
+        const next = status['conditions'];
+        for (const k of Object.keys(csr)) delete csr[k];
+        Object.assign(csr, cloneJson(old));
+        const kept = { ...oldStatus };
+        if (next === undefined) delete kept['conditions'];
+        else kept['conditions'] = next;
+        csr['status'] = kept;
         populateConditions(csr, old, ctx.now);
         break;
+      }
       default:
         csr['status'] = old['status'];
         if (csr['status'] === undefined) delete csr['status'];
