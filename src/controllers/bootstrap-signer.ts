@@ -80,7 +80,7 @@ export class BootstrapSigner implements ElectedController {
     this.#ctx = ctx;
     this.#opts = opts;
     this.#configMaps = new Informer(ctx.store, lookupType(ctx.registry, '', 'configmaps'), { namespace: names.publicNamespace });
-    this.#secrets = new Informer(ctx.store, lookupType(ctx.registry, '', 'secrets'), { namespace: names.systemNamespace });
+    this.#secrets = new Informer(ctx.store, lookupType(ctx.registry, '', 'secrets'), { namespace: names.systemNamespace, fieldSelector: `type=${names.secretTypes.bootstrapToken}` });
     this.#queue = new WorkQueue(() => this.#sync(), (key, err) => ctx.log.warn({ controller: this.name, key, err: errText(err) }, 'bootstrap signer sync failed'));
     this.#configMaps.onEvent((_t, obj) => {
       if (obj.metadata.name === CLUSTER_INFO) this.#queue.add(SYNC_KEY);

@@ -40,7 +40,8 @@ export class ServiceAccountTokenController implements ElectedController {
     this.#signer = signer;
     this.#rootCa = rootCaPem;
     this.#accounts = new Informer(ctx.store, lookupType(ctx.registry, '', 'serviceaccounts'));
-    this.#secrets = new Informer(ctx.store, lookupType(ctx.registry, '', 'secrets'));
+    // Only token secrets are held (the original's informer selects the type too).
+    this.#secrets = new Informer(ctx.store, lookupType(ctx.registry, '', 'secrets'), { fieldSelector: `type=${names.secretTypes.serviceAccountToken}` });
     this.#queue = new WorkQueue((k) => this.#sync(k), (key, err) => ctx.log.warn({ controller: this.name, key, err: errText(err) }, 'token controller sync failed'));
     this.#secrets.onEvent((type, obj) => {
       if (type !== 'DELETED' && obj['type'] === names.secretTypes.serviceAccountToken) this.#queue.add(objectKeyOf(obj));

@@ -26,7 +26,7 @@ export class TokenCleaner implements ElectedController {
 
   constructor(ctx: ControllerContext) {
     this.#ctx = ctx;
-    this.#secrets = new Informer(ctx.store, lookupType(ctx.registry, '', 'secrets'), { namespace: names.systemNamespace });
+    this.#secrets = new Informer(ctx.store, lookupType(ctx.registry, '', 'secrets'), { namespace: names.systemNamespace, fieldSelector: `type=${names.secretTypes.bootstrapToken}` });
     this.#queue = new WorkQueue((k) => this.#sync(k), (key, err) => ctx.log.warn({ controller: this.name, key, err: errText(err) }, 'token cleaner sync failed'));
     this.#secrets.onEvent((type, obj) => {
       if (type !== 'DELETED' && obj['type'] === names.secretTypes.bootstrapToken) this.#queue.add(objectKeyOf(obj));
