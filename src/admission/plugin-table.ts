@@ -12,12 +12,14 @@ import type { Logger } from '../server/logging.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { GenericStore } from '../registry/generic-store.ts';
 import type { Authorizer } from '../authz/types.ts';
+import type { ApiserverMetrics } from '../server/metrics.ts';
 import type { AdmissionPlugin } from './types.ts';
 import type { AdmissionLookup } from './lookup.ts';
 import { AdmissionChain } from './chain.ts';
 import { KNOWN_ADMISSION_PLUGINS, admissionPluginEnabled } from './plugin-names.ts';
 import { namespaceLifecycleFactory } from './plugins/namespace-lifecycle.ts';
 import { alwaysAdmitFactory } from './plugins/always-admit.ts';
+import { mutatingWebhookFactory, validatingWebhookFactory } from './webhook/plugin.ts';
 import { serviceAccountFactory } from './plugins/service-account.ts';
 import { taintNodesByConditionFactory } from './plugins/taint-nodes-by-condition.ts';
 import { priorityFactory } from './plugins/priority.ts';
@@ -42,6 +44,8 @@ import { denyServiceExternalIPsFactory } from './plugins/deny-service-external-i
 import { nodeRestrictionFactory } from './plugins/node-restriction.ts';
 import { ownerReferencesPermissionEnforcementFactory } from './plugins/owner-references-permission-enforcement.ts';
 import { eventRateLimitFactory } from './plugins/event-rate-limit.ts';
+import { limitRangerFactory } from './plugins/limit-ranger.ts';
+import { resourceQuotaFactory } from './plugins/resource-quota/index.ts';
 
 /** What a plugin may use, in the serving thread that runs it. */
 export interface AdmissionDeps {
@@ -60,6 +64,8 @@ export interface AdmissionDeps {
   readonly authorizer: () => Authorizer;
   /** Tells the chain that this plugin's `handles` answers changed (webhook configurations came or went). */
   readonly recompile: () => void;
+  /** This thread's metrics (webhook rejections and latency); a getter, built after the chain; absent in tests without a server. */
+  readonly metrics?: (() => ApiserverMetrics | undefined) | undefined;
   /** Registers what to stop when the thread's pipeline closes (watches, timers, agents). */
   readonly onClose: (cleanup: () => Promise<void> | void) => void;
 }
@@ -73,6 +79,8 @@ export interface AdmissionPluginFactory {
 export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   namespaceLifecycleFactory,
   alwaysAdmitFactory,
+  mutatingWebhookFactory,
+  validatingWebhookFactory,
   podSecurityFactory,
   defaultStorageClassFactory,
   defaultIngressClassFactory,
@@ -97,6 +105,8 @@ export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   namespaceAutoProvisionFactory,
   namespaceExistsFactory,
   alwaysDenyFactory,
+  limitRangerFactory,
+  resourceQuotaFactory,
 ];
 
 /** The names this server runs (plugin-names.ts refuses to enable any other). */

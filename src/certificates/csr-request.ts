@@ -21,8 +21,12 @@ export interface ParsedRequest {
   readonly publicKeySpki: ArrayBuffer;
 }
 
-/** certificates.ParseCSR: the first PEM block must be a CERTIFICATE REQUEST. Throws with the original's texts. */
-export async function parseRequest(pem: Uint8Array): Promise<ParsedRequest> {
+/**
+ * certificates.ParseCSR without the signature check: synchronous, for
+ * defaulting (which runs in synchronous strategy hooks). Throws with the
+ * original's texts.
+ */
+export function parseRequestUnverified(pem: Uint8Array): ParsedRequest & { readonly verify: () => Promise<boolean> } {
   const block = pemBlocks(Buffer.from(pem).toString('latin1'))[0];
   if (block === undefined || block.type !== 'CERTIFICATE REQUEST') throw new Error('PEM block type must be CERTIFICATE REQUEST');
   let req: x509.Pkcs10CertificateRequest;
@@ -31,7 +35,6 @@ export async function parseRequest(pem: Uint8Array): Promise<ParsedRequest> {
   } catch (err) {
     throw new Error(`asn1: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (!(await req.verify())) throw new Error('x509: signature of the certificate request does not verify');
   const dnsNames: string[] = [];
   const emailAddresses: string[] = [];
   const ipAddresses: string[] = [];
@@ -53,5 +56,13 @@ export async function parseRequest(pem: Uint8Array): Promise<ParsedRequest> {
     ipAddresses,
     uris,
     publicKeySpki: req.publicKey.rawData,
+    verify: () => req.verify(),
   };
+}
+
+/** certificates.ParseCSR followed by CheckSignature: what the signers sign. */
+export async function parseRequest(pem: Uint8Array): Promise<ParsedRequest> {
+  const req = parseRequestUnverified(pem);
+  if (!(await req.verify())) throw new Error('x509: signature of the certificate request does not verify');
+  return req;
 }

@@ -11,7 +11,8 @@ import type { Filter } from '../../shards/protocol.ts';
 import { compileFilter } from '../watchcache/filter.ts';
 import { SelectorError } from '../selectors/index.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
-import { readBodyBytes, readJsonObject, readObject } from './body.ts';
+import { mediaType, readBodyBytes, readJsonObject, readObject } from './body.ts';
+import { isProtobufMediaType } from '../protobuf/index.ts';
 import { servePatch, type PatchSchemas } from './patch-handler.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
 import { listEncodingFor, negotiateFor, renderList, renderObject, watchEncodingFor, type Rendered } from './representation.ts';
@@ -22,6 +23,8 @@ import { errors, StatusError } from '../api/status.ts';
 import { serveWatch, type WatchLimits } from './watch-handler.ts';
 import { checkDryRun, checkFieldManager, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from '../api/query-params.ts';
 import { getScale, updateScale } from './scale.ts';
+import { customResourceOf } from '../apiextensions/hooks.ts';
+import { getCustomScale, updateCustomScale } from '../apiextensions/scale.ts';
 import { podActionBodyKind, podActionFor, type PodAction } from '../registry/pod-actions/index.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
@@ -38,6 +41,10 @@ export interface ResourceHandlerDeps {
   watch: WatchLimits;
   /** serviceaccounts/token (TokenRequest): the token issuer and its settings; absent, the subresource answers 405. */
   tokenRequest?: Omit<TokenRequestEnv, 'store' | 'registry'> | undefined;
+  /** A request to a deprecated version (after its Warning): the audit annotations and the metric (spec 6.2, 6.4). */
+  onDeprecatedRequest?: ((ctx: RequestContext, rt: ResourceType, info: RequestInfo) => void) | undefined;
+  /** Optional behaviours behind feature gates (src/versions/feature-gates.ts); all on when absent. */
+  features?: { readonly listChunking: boolean; readonly remainingItemCount: boolean } | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -48,7 +55,10 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
     const info = ctx.info!;
     const rt = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (rt === undefined) throw errors.notFoundMessage();
-    if (rt.deprecationWarning !== undefined) ctx.warnings.push(rt.deprecationWarning);
+    if (rt.deprecationWarning !== undefined) {
+      ctx.warnings.push(rt.deprecationWarning);
+      deps.onDeprecatedRequest?.(ctx, rt, info);
+    }
     if (info.subresource !== '') return serveSubresource(ctx, deps, rt, info);
     if (!rt.namespaced && info.namespace !== '' && !(rt.group === '' && rt.resource === 'namespaces')) {
       throw errors.notFoundMessage();
@@ -111,7 +121,14 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
 
 async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: ResourceType, info: RequestInfo): Promise<void> {
   const n = negotiateFor(ctx, { read: true, watch: false, list: true, rt });
-  const plan = planList(ctx.req.query, deps.continueTokens);
+  // APIListChunking off: limit and continue are ignored, as the original drops them from the options.
+  let query = ctx.req.query;
+  if (deps.features?.listChunking === false && (query.has('limit') || query.has('continue'))) {
+    query = new URLSearchParams(query);
+    query.delete('limit');
+    query.delete('continue');
+  }
+  const plan = planList(query, deps.continueTokens);
   const filter = filterFor(ctx, rt, info);
   const startKey = plan.resume ? rt.keyPrefix + plan.resume.start : undefined;
   // What the previous page counted as remaining, if it counted under this same filter.
@@ -126,7 +143,8 @@ async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: Res
       remaining: reply.remaining !== undefined ? { count: reply.remaining, filter: filterKey } : undefined,
     });
   }
-  const rendered = renderList(rt, n, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount: reply.remaining });
+  const remainingItemCount = deps.features?.remainingItemCount === false ? undefined : reply.remaining;
+  const rendered = renderList(rt, n, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount });
   writeParts(ctx, 200, rendered.parts, rendered.contentType);
 }
 
@@ -145,7 +163,8 @@ function filterFor(ctx: RequestContext, rt: ResourceType, info: RequestInfo): Fi
   if (info.name !== '' && info.verb === 'watch') filter.name = info.name;
   try {
     checkFieldSelector(rt.group, rt.resource, filter.fieldSelector);
-    if (rt.conversion !== undefined && filter.fieldSelector) filter.fieldSelector = toStoredFieldNames(filter.fieldSelector);
+    // events.<suffix> Events are stored as core Events: their field names are the core ones there.
+    if (rt.storageOf?.group === '' && rt.storageOf.resource === 'events' && filter.fieldSelector) filter.fieldSelector = toStoredFieldNames(filter.fieldSelector);
     compileFilter(filter);
   } catch (err) {
     if (err instanceof SelectorError) throw errors.badRequest(err.message);
@@ -169,6 +188,12 @@ const SCALE_GVK = { group: 'autoscaling', version: 'v1', kind: 'Scale' } as cons
 
 /** What a POST or PUT body decodes into: the kind served at the URL, under the request's `fieldValidation`. */
 function decodeTarget(ctx: RequestContext, deps: ResourceHandlerDeps, options: WriteOptionsKind, gvk: { group: string; version: string; kind: string }): DecodeTarget {
+  // Custom resources have no Protobuf form: a Protobuf body is 415, as the original answers (looked up only for Protobuf bodies).
+  const contentType = ctx.req.header('content-type');
+  if (contentType !== undefined && contentType.includes('protobuf') && 'resource' in gvk && customResourceOf(gvk as ResourceType) !== undefined) {
+    const type = mediaType(contentType);
+    if (isProtobufMediaType(type)) throw errors.unsupportedMediaType(type, ['application/json', 'application/yaml']);
+  }
   return {
     kind: gvk.kind,
     version: gvk.version,
@@ -263,6 +288,12 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
     return serveAction(ctx, deps, action, rt, info);
   }
   if (sub.name === 'scale') {
+    const custom = customResourceOf(rt)?.scale;
+    if (custom !== undefined) {
+      if (info.verb === 'get') return writeJson200(ctx, await getCustomScale(store, rt, custom, info.namespace, info.name, planGet(ctx.req.query)));
+      if (info.verb === 'update') return writeJson200(ctx, await updateCustomScale(store, rt, custom, info.namespace, info.name, await readObject(ctx, decodeTarget(ctx, deps, 'UpdateOptions', SCALE_GVK)), writeOptions(ctx)));
+      throw errors.methodNotAllowed(info.verb);
+    }
     if (info.verb === 'get') return writeJson200(ctx, await getScale(store, rt, info.namespace, info.name, planGet(ctx.req.query)));
     if (info.verb === 'update') return writeJson200(ctx, await updateScale(store, rt, info.namespace, info.name, await readObject(ctx, decodeTarget(ctx, deps, 'UpdateOptions', SCALE_GVK)), writeOptions(ctx)));
     throw errors.methodNotAllowed(info.verb);

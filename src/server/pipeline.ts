@@ -11,10 +11,13 @@
  * not here: see server.ts.
  */
 import type { ServerOptions } from './options.ts';
-import { runtimeEnabled } from './options.ts';
+import { RuntimeConfig } from '../versions/runtime-config.ts';
+import { FeatureGates } from '../versions/feature-gates.ts';
+import { recordDeprecatedRequest } from './deprecated-requests.ts';
+import { knownResources } from '../registry/catalog/served.ts';
 import { buildHandlerChain } from './chain.ts';
 import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
-import { createMetrics, type ApiserverMetrics } from './metrics.ts';
+import { createMetrics, CURRENT_RELEASE, type ApiserverMetrics } from './metrics.ts';
 import type { Logger } from './logging.ts';
 import type { RequestHandler } from './http.ts';
 import type { RequestContext } from './context.ts';
@@ -44,6 +47,9 @@ import { AccessReviewer, bindAccessReviews } from '../registry/access-reviews/in
 import type { InflightCounts } from './filters/with-max-inflight.ts';
 import type { ShardAccess } from '../../shards/shard-access.ts';
 import { Counter } from 'prom-client';
+import { auditFilters, type AuditSink } from '../audit/index.ts';
+import { crdResourceTypes } from '../apiextensions/crd-types.ts';
+import { installCustomResources } from '../apiextensions/install.ts';
 
 /**
  * The review resources answer through this thread's authenticators and
@@ -58,10 +64,13 @@ export interface ReviewSlots {
 /** The resource types of this server, as the options enable and size them (the same in every thread). */
 export function buildRegistry(opts: ServerOptions): { registry: ResourceRegistry; reviews: ReviewSlots } {
   const reviews: ReviewSlots = { tokenReviews: new TokenReviewSlot(), reviewer: new AccessReviewer() };
-  const registry = new ResourceRegistry([...bindAccessReviews(builtinResourceTypes, reviews.reviewer), ...tokenReviewTypes(reviews.tokenReviews)], {
+  const defs = [...bindAccessReviews(builtinResourceTypes, reviews.reviewer), ...tokenReviewTypes(reviews.tokenReviews), ...crdResourceTypes];
+  // validateOptions has checked the flag against the same types; this throws only for callers that skipped it.
+  const runtime = new RuntimeConfig(opts.runtimeConfig, knownResources(defs));
+  const registry = new ResourceRegistry(defs, {
     defaultWatchCacheSize: opts.defaultWatchCacheSize,
     watchCacheSizes: opts.watchCacheSizes,
-    isEnabled: (group, version) => runtimeEnabled(opts.runtimeConfig, group, version),
+    isEnabled: (group, version, resource, defaultEnabled) => runtime.isEnabled(group, version, resource, defaultEnabled),
   });
   return { registry, reviews };
 }
@@ -93,6 +102,8 @@ export interface PipelineInputs {
    * aggregated); this thread's own registry when absent.
    */
   readonly processMetrics?: (() => Promise<string>) | undefined;
+  /** Where this thread's audit events go (the main thread's backends, or a channel to them); none: no audit. */
+  readonly auditSink?: AuditSink | undefined;
 }
 
 export interface Pipeline {
@@ -123,8 +134,10 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     }
   };
   try {
+    // Validated with the flag; the gates this thread's behaviour follows.
+    const gates = new FeatureGates(opts.featureGates);
     // Admission and the generic store.
-    const generic: { store?: GenericStore; authorizer?: Authorizer } = {};
+    const generic: { store?: GenericStore; authorizer?: Authorizer; metrics?: ApiserverMetrics } = {};
     const lookup = new WatchCacheLookup(registry, () => generic.store!);
     cleanups.push(() => lookup.close());
     const admission = await buildAdmissionChain({
@@ -134,9 +147,11 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       lookup,
       store: () => generic.store!,
       authorizer: () => generic.authorizer!,
+      metrics: () => generic.metrics,
       onClose: (c) => cleanups.push(c),
     });
-    const openapi = buildOpenApi(registry);
+    let openapi = buildOpenApi(registry);
+    let staleOpenApi: (() => typeof openapi) | undefined;
     const fieldManager = new FieldManager(openapi.schemas);
     const store = new GenericStore(router, admission, undefined, {
       update: (req) => fieldManager.update(req),
@@ -159,7 +174,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     // Documents and codecs built once per thread, from the same inputs in every thread.
     preloadProtobuf();
     const externalAddress = `${opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress}:${opts.securePort}`;
-    const discovery = buildDiscovery(registry, externalAddress);
+    let discovery = buildDiscovery(registry, externalAddress);
     // Service-account tokens: keys, issuers, TokenRequest and issuer discovery (authn/service-account).
     const serviceAccounts = await startServiceAccountTokens(opts, inp.serviceAccountKeys, externalAddress, logger);
 
@@ -174,7 +189,11 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       const namespaces = registry.lookup('', 'v1', 'namespaces')!;
       await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
     });
-    const metrics = createMetrics({ defaultMetrics: inp.defaultMetrics ?? true });
+    const metrics = createMetrics({
+      defaultMetrics: inp.defaultMetrics ?? true,
+      policy: { disabled: new Set(opts.disabledMetrics), showHidden: opts.showHiddenMetricsForVersion !== '', current: CURRENT_RELEASE },
+    });
+    generic.metrics = metrics;
     router.observe = (op, resource, seconds) => metrics.observeStorageRequest(op, resource, seconds);
     const threadRequests = new Counter({
       name: 'apiserver_frontend_thread_requests_total',
@@ -207,19 +226,42 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     inp.reviews.reviewer.bind(authz.authorizer, authz.rules);
 
     // Endpoints and the chain.
+    const patchSchemas = new PatchSchemas(openapi.schemas);
+    // Custom resources (src/apiextensions): this thread serves every established definition; discovery and OpenAPI follow.
+    const customResources = await installCustomResources({
+      registry,
+      router,
+      patchSchemas,
+      fieldManager,
+      rebuild: (buildOpenApiDocs) => {
+        discovery = buildDiscovery(registry, externalAddress);
+        // Rendered on the next OpenAPI request, not now: a burst of definitions must not stall the thread each time.
+        staleOpenApi = buildOpenApiDocs;
+      },
+      onError: (err, what) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, what),
+    });
+    cleanups.push(() => customResources.close());
     const resources = createResourceHandler({
       registry,
       store,
-      patchSchemas: new PatchSchemas(openapi.schemas),
+      patchSchemas,
       fieldManager,
       continueTokens: new ContinueTokens(Buffer.from(inp.continueKey), opts.continueTokenLifetimeMs),
       watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
       tokenRequest: serviceAccounts.tokenRequest,
+      onDeprecatedRequest: (ctx, rt, info) => recordDeprecatedRequest(metrics, ctx, rt, info),
+      features: { listChunking: gates.enabled('APIListChunking'), remainingItemCount: gates.enabled('RemainingItemCount') },
     });
     const processMetrics = inp.processMetrics;
+    const openApiV3 = gates.enabled('OpenAPIV3');
     const routes = createRoutes({
       resources,
-      discovery,
+      // Read per request: custom resource definitions replace the documents.
+      discovery: {
+        get byPath() {
+          return discovery.byPath;
+        },
+      },
       health: { isHealthPath, handle: healthHandle },
       metrics: async (ctx: RequestContext) => {
         // Gauges read at scrape time: shard queues and watch counts live in the router.
@@ -231,10 +273,21 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
         ctx.res.writeHead(200, { 'content-type': metrics.registry.contentType });
         ctx.res.end(text);
       },
-      openapi: (req) => openApiResponse(openapi, req),
+      openapi: (req) => {
+        // OpenAPIV3 off: the v3 documents are not served (undefined: the router's 404).
+        if (!openApiV3 && (req.path === '/openapi/v3' || req.path.startsWith('/openapi/v3/'))) return undefined;
+        if (staleOpenApi !== undefined) {
+          openapi = staleOpenApi();
+          staleOpenApi = undefined;
+        }
+        return openApiResponse(openapi, req);
+      },
       documents: serviceAccounts.documents,
     });
+    const audit = await auditFilters(opts.audit, inp.auditSink, logger);
     const chain = buildHandlerChain({
+      audit: audit?.audit,
+      auditFailedAuthentication: audit?.failedAuthentication,
       authenticator: authn.authenticator,
       stripHeaders: authn.stripHeaders,
       authorizer,

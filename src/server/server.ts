@@ -27,6 +27,8 @@ import { NamespaceController, ensureSystemNamespaces } from '../controllers/name
 import { ControllerManager } from '../controllers/controller-manager.ts';
 import { resolveServiceAccountConfig } from '../authn/service-account/config.ts';
 import { TokenSigner } from '../authn/service-account/issuer.ts';
+import { CrdController } from '../apiextensions/controller.ts';
+import { ResourceQuotaController } from '../controllers/resource-quota-controller.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
@@ -43,8 +45,10 @@ import { registerWatchBudgetMetrics } from './watch-budget-metrics.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
 import { API_FLAVOR, API_FLAVOR_ENV, names } from '../naming/index.ts';
 import { buildPipeline, buildRegistry } from './pipeline.ts';
+import { FeatureGates } from '../versions/feature-gates.ts';
 import { SHARED_INFLIGHT_BYTES, SharedInflightCounter } from './shared-inflight.ts';
 import { FrontendThreads, nodeReusePortSupported } from './frontend-threads.ts';
+import { openAuditSink } from '../audit/index.ts';
 
 /** How often the API server's own Service and endpoints are checked (the original's endpoint interval). */
 const API_SERVICE_RECONCILE_MS = 10_000;
@@ -84,6 +88,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     );
   }
   await checkDataDirFlavor(opts.dataDir, opts.apiFlavor);
+  // The original logs a warning for each GA or deprecated feature gate that was set.
+  for (const warning of new FeatureGates(opts.featureGates).warnings) logger.warn(warning);
   const cleanups: Array<() => Promise<void> | void> = [];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.reverse()) {
@@ -145,7 +151,11 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const continueKey = createHash('sha256').update('orch continue tokens\0').update(files.saPrivateKey.export({ format: 'der', type: 'pkcs8' })).digest();
     const inflightBuffer = new SharedArrayBuffer(SHARED_INFLIGHT_BYTES);
     let threads: FrontendThreads | null = null;
+    // Audit backends: opened once, here; closed (flushed) after every serving thread stopped.
+    const auditSink = await openAuditSink(opts.audit, logger);
+    if (auditSink !== null) cleanups.push(() => auditSink.close());
     const pipeline = await buildPipeline({
+      auditSink: auditSink ?? undefined,
       opts,
       logger,
       registry,
@@ -176,6 +186,16 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
+    // Custom resource definitions: names, Established, and deletion of their instances (src/apiextensions).
+    const crdController = new CrdController(genericStore, registry, logger);
+    cleanups.push(() => crdController.close());
+    await crdController.start();
+    // Quota status (hard from spec, used recounted from the objects) that ResourceQuota admission charges against.
+    if (registry.lookup('', 'v1', 'resourcequotas') !== undefined) {
+      const quotaController = new ResourceQuotaController(genericStore, registry, logger);
+      cleanups.push(() => quotaController.stop());
+      await quotaController.start();
+    }
     // Once per cluster: the controllers of the original's controller manager, under its lease
     // (src/controllers/controller-manager.ts); stopped, and the lease released, in reverse order at close.
     const csrSigning = new CsrSigningController({
@@ -285,6 +305,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         router,
         logger,
         localMetrics: () => metrics.registry.getMetricsAsJSON(),
+        audit: auditSink,
       });
       const started = threads;
       cleanups.push(() => started.close());

@@ -12,7 +12,7 @@ import { X509Certificate } from 'node:crypto';
 import { x509 } from '../../src/pki/x509.ts';
 import { names } from '../../src/naming/index.ts';
 import { parseRequest } from '../../src/certificates/csr-request.ts';
-import { builtInSigner, defaultSignerNameFromRequest } from '../../src/certificates/signers/index.ts';
+import { builtInSigner, defaultSignerNameFromRequest, defaultSignerNameFromSpec, V1BETA1_DEFAULT_USAGES } from '../../src/certificates/signers/index.ts';
 import { BACKDATE_MS, SigningAuthority, keyUsages, validity } from '../../src/certificates/signing-authority.ts';
 import { signingDurationMs } from '../../src/controllers/csr-signing-controller.ts';
 import { caOnDisk, makeRequest, opensslText, opensslVerify, type CaFiles, type RequestSpec } from './support.ts';
@@ -181,6 +181,14 @@ describe('v1beta1 default signer', () => {
     assert.equal(defaultSignerNameFromRequest(await p({ subject: 'CN=system:node:n1, O=system:nodes', dns: ['n1'] }), SERVING), S.nodeAgentServing);
     assert.equal(defaultSignerNameFromRequest(await p({ subject: 'CN=alice' }), CLIENT), S.legacyUnknown);
     assert.equal(defaultSignerNameFromRequest(undefined, CLIENT), S.legacyUnknown);
+  });
+
+  it('works synchronously from spec.request bytes, as a defaulting hook needs', async () => {
+    const node = Buffer.from((await makeRequest({ subject: 'CN=system:node:n1, O=system:nodes' })).pem);
+    assert.equal(defaultSignerNameFromSpec(node, CLIENT), S.apiServerClientNodeAgent);
+    // With the v1beta1 default usages (no client auth) the same request is not a node client one.
+    assert.equal(defaultSignerNameFromSpec(node, V1BETA1_DEFAULT_USAGES), S.legacyUnknown);
+    assert.equal(defaultSignerNameFromSpec(Buffer.from('garbage'), CLIENT), S.legacyUnknown);
   });
 });
 

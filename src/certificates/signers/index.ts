@@ -3,7 +3,7 @@
  * v1beta1 default signer a request's content implies (DefaultSignerNameFromSpec).
  */
 import { names } from '../../naming/index.ts';
-import type { ParsedRequest } from '../csr-request.ts';
+import { parseRequestUnverified, type ParsedRequest } from '../csr-request.ts';
 import { apiServerClientSigner } from './apiserver-client.ts';
 import { apiServerClientNodeAgentSigner } from './apiserver-client-node-agent.ts';
 import { nodeAgentServingSigner } from './node-agent-serving.ts';
@@ -29,4 +29,21 @@ export function defaultSignerNameFromRequest(req: ParsedRequest | undefined, usa
   if (validateNodeClientRequest(req, usages) === undefined) return names.signers.apiServerClientNodeAgent;
   if (validateNodeServingRequest(req, usages) === undefined) return names.signers.nodeAgentServing;
   return names.signers.legacyUnknown;
+}
+
+/** The v1beta1 usages default (SetDefaults_CertificateSigningRequestSpec). */
+export const V1BETA1_DEFAULT_USAGES: readonly string[] = ['digital signature', 'key encipherment'];
+
+/**
+ * DefaultSignerNameFromSpec, synchronous for a strategy's defaulting hook:
+ * the request's PEM (spec.request decoded) and the (defaulted) usages.
+ */
+export function defaultSignerNameFromSpec(requestPem: Uint8Array, usages: readonly string[]): string {
+  let req: ParsedRequest | undefined;
+  try {
+    req = parseRequestUnverified(requestPem);
+  } catch {
+    req = undefined;
+  }
+  return defaultSignerNameFromRequest(req, usages);
 }
