@@ -5,172 +5,75 @@
  * `default` and rejects pods whose account is missing, so without this a
  * pod could not be created in a new namespace.
  *
- * It watches namespaces (an active one gets its account) and service
- * accounts (a deleted `default` in an active namespace comes back). A create
- * that finds the account there (409) is success, so two servers on one etcd
- * may both run it without harm and without a lease.
- *
- * Minimal on purpose: issue 15 (the built-in controllers) owns the full one.
+ * As the original: namespaces added or changed are queued, and so is the
+ * namespace of a deleted account; a queued namespace that exists and is not
+ * terminating gets each missing account, read from the watch-fed copy (never
+ * the store). A create that finds the account there (409) is success, one
+ * refused because the namespace is going (403/404) is dropped. It runs
+ * while this server leads (controller-manager.ts), so two servers on one
+ * etcd do the work once.
  */
-import { StringDecoder } from 'node:string_decoder';
-import type { GenericStore } from '../registry/generic-store.ts';
-import type { ResourceRegistry } from '../registry/registry.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
-import type { KObject } from '../registry/object.ts';
-import type { UserInfo } from '../server/context.ts';
 import { StatusError } from '../api/status.ts';
-import { names } from '../naming/index.ts';
+import { Informer } from './informer.ts';
+import { WorkQueue } from './work-queue.ts';
+import { controllerUser, errText, lookupType, type ControllerContext } from './controller-context.ts';
+import type { ElectedController } from './leader-election.ts';
 
-const CONTROLLER_USER: UserInfo = {
-  name: `system:serviceaccount:${names.systemNamespace}:service-account-controller`,
-  groups: ['system:serviceaccounts', `system:serviceaccounts:${names.systemNamespace}`, 'system:authenticated'],
-};
-const DEFAULT_ACCOUNT = 'default';
-const RETRY_MS = 1000;
+const USER = controllerUser('service-account-controller');
+/** The original's --service-accounts-to-ensure default. */
+const ACCOUNTS_TO_ENSURE = ['default'];
 
-export interface ControllerLogger {
-  warn(obj: object, msg: string): void;
-}
+export class ServiceAccountsController implements ElectedController {
+  readonly name = 'serviceaccount';
+  readonly #ctx: ControllerContext;
+  readonly #namespaces: Informer;
+  readonly #accounts: Informer;
+  readonly #queue: WorkQueue;
+  created = 0;
 
-interface Feed {
-  readonly rt: ResourceType;
-  watch: { close(): void } | null;
-  decoder: StringDecoder;
-  buffer: string;
-}
-
-export class ServiceAccountsController {
-  readonly #store: GenericStore;
-  readonly #namespaces: ResourceType;
-  readonly #accounts: ResourceType;
-  readonly #log: ControllerLogger;
-  readonly #feeds: Feed[] = [];
-  /** Namespaces known active (deleted ones leave). */
-  readonly #active = new Set<string>();
-  readonly #queue = new Set<string>();
-  readonly #timers = new Set<NodeJS.Timeout>();
-  #running = false;
-  #stopped = false;
-
-  constructor(store: GenericStore, registry: ResourceRegistry, log: ControllerLogger) {
-    this.#store = store;
-    const ns = registry.lookup('', 'v1', 'namespaces');
-    const sa = registry.lookup('', 'v1', 'serviceaccounts');
-    if (ns === undefined || sa === undefined) throw new Error('namespaces and serviceaccounts must be served');
-    this.#namespaces = ns;
-    this.#accounts = sa;
-    this.#log = log;
+  constructor(ctx: ControllerContext) {
+    this.#ctx = ctx;
+    this.#namespaces = new Informer(ctx.store, lookupType(ctx.registry, '', 'namespaces'));
+    this.#accounts = new Informer(ctx.store, lookupType(ctx.registry, '', 'serviceaccounts'));
+    this.#queue = new WorkQueue((ns) => this.#sync(ns), (key, err) => ctx.log.warn({ controller: this.name, namespace: key, err: errText(err) }, 'creating the default service account failed; retrying'));
+    this.#namespaces.onEvent((type, obj) => {
+      if (type !== 'DELETED') this.#queue.add(obj.metadata.name!);
+    });
+    this.#accounts.onEvent((type, obj) => {
+      if (type === 'DELETED' && obj.metadata.namespace) this.#queue.add(obj.metadata.namespace);
+    });
   }
 
-  start(): void {
-    for (const rt of [this.#namespaces, this.#accounts]) {
-      const feed: Feed = { rt, watch: null, decoder: new StringDecoder('utf8'), buffer: '' };
-      this.#feeds.push(feed);
-      this.#watch(feed);
-    }
+  async start(): Promise<void> {
+    this.#queue.resume();
+    // Accounts first, so the namespaces' first pass sees the accounts that exist.
+    await this.#accounts.start();
+    await this.#namespaces.start();
   }
 
   stop(): void {
-    this.#stopped = true;
-    for (const f of this.#feeds) f.watch?.close();
-    for (const t of this.#timers) clearTimeout(t);
-    this.#timers.clear();
+    this.#queue.stop();
+    this.#namespaces.stop();
+    this.#accounts.stop();
   }
 
-  #watch(feed: Feed): void {
-    if (this.#stopped) return;
-    feed.buffer = '';
-    feed.decoder = new StringDecoder('utf8');
-    // From the initial state: every existing namespace is checked (the accounts' initial ADDED events are ignored).
-    const start = { kind: 'initial', read: { kind: 'latest' } } as const;
-    try {
-      feed.watch = this.#store.router.watch(
-        { resource: feed.rt.storageResource, start, filter: {}, encoding: 'json', bookmarks: false, initialEventsEnd: false },
-        { onFrames: (frames) => this.#onFrames(feed, frames), onEnd: () => this.#later(() => this.#watch(feed)) },
-      );
-    } catch {
-      this.#later(() => this.#watch(feed));
-    }
+  async drained(): Promise<void> {
+    await this.#queue.drained();
   }
 
-  #later(fn: () => void): void {
-    if (this.#stopped) return;
-    const t = setTimeout(() => {
-      this.#timers.delete(t);
-      fn();
-    }, RETRY_MS);
-    t.unref();
-    this.#timers.add(t);
-  }
-
-  #onFrames(feed: Feed, frames: Uint8Array): void {
-    const text = feed.buffer + feed.decoder.write(Buffer.from(frames.buffer, frames.byteOffset, frames.byteLength));
-    const lines = text.split('\n');
-    feed.buffer = lines.pop()!;
-    for (const line of lines) {
-      if (line === '') continue;
-      let ev: { type?: string; object?: KObject };
+  async #sync(namespace: string): Promise<void> {
+    const ns = this.#namespaces.get('', namespace);
+    if (ns === undefined || ns.metadata.deletionTimestamp) return;
+    for (const name of ACCOUNTS_TO_ENSURE) {
+      if (this.#accounts.get(namespace, name) !== undefined) continue;
       try {
-        ev = JSON.parse(line) as { type?: string; object?: KObject };
-      } catch {
-        continue;
+        await this.#ctx.store.create(this.#accounts.resourceType, namespace, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } }, { user: USER, dryRun: false });
+        this.created++;
+      } catch (err) {
+        // 409: someone made it; 403/404: the namespace is going or gone.
+        if (err instanceof StatusError && (err.code === 409 || err.code === 403 || err.code === 404)) continue;
+        throw err;
       }
-      const meta = ev.object?.metadata;
-      if (meta === undefined || typeof meta.name !== 'string') continue;
-      if (feed.rt === this.#namespaces) {
-        if (ev.type === 'DELETED' || meta.deletionTimestamp) {
-          this.#active.delete(meta.name);
-        } else if (ev.type === 'ADDED' || ev.type === 'MODIFIED') {
-          if (!this.#active.has(meta.name)) {
-            this.#active.add(meta.name);
-            this.#enqueue(meta.name);
-          }
-        }
-      } else if (ev.type === 'DELETED' && meta.name === DEFAULT_ACCOUNT && typeof meta.namespace === 'string' && this.#active.has(meta.namespace)) {
-        this.#enqueue(meta.namespace);
-      }
-    }
-  }
-
-  #enqueue(namespace: string): void {
-    this.#queue.add(namespace);
-    void this.#drain();
-  }
-
-  async #drain(): Promise<void> {
-    if (this.#running) return;
-    this.#running = true;
-    try {
-      while (this.#queue.size > 0 && !this.#stopped) {
-        const ns = this.#queue.values().next().value!;
-        this.#queue.delete(ns);
-        if (!this.#active.has(ns)) continue;
-        try {
-          await this.#ensure(ns);
-        } catch (err) {
-          this.#log.warn({ namespace: ns, err: err instanceof Error ? err.message : String(err) }, 'creating the default service account failed; retrying');
-          this.#later(() => this.#enqueue(ns));
-        }
-      }
-    } finally {
-      this.#running = false;
-    }
-  }
-
-  async #ensure(namespace: string): Promise<void> {
-    const existing = await this.#store.getObject(this.#accounts, namespace, DEFAULT_ACCOUNT, { kind: 'any' });
-    if (existing !== null) return;
-    try {
-      await this.#store.create(
-        this.#accounts,
-        namespace,
-        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEFAULT_ACCOUNT, namespace } },
-        { user: CONTROLLER_USER, dryRun: false },
-      );
-    } catch (err) {
-      // 409: someone (another server) made it; 403/404: the namespace is going or gone.
-      if (err instanceof StatusError && (err.code === 409 || err.code === 403 || err.code === 404)) return;
-      throw err;
     }
   }
 }

@@ -59,6 +59,8 @@ export interface NamingTable {
   readonly rootCaConfigMap: string;
   /** Key of the kubeconfig in the cluster-info config map (and its `jws-<key>-` signatures). */
   readonly clusterInfoKey: string;
+  /** What keys the cluster-info JWS: the full token `<id>.<secret>` (spec 2.7) or its secret alone (the original's code). */
+  readonly clusterInfoJwsKey: 'token' | 'token-secret';
   /** The exec credential plugin's environment variable. */
   readonly execInfoEnv: string;
   /** Annotation on the last bookmark of a watch's initial events. */
@@ -101,6 +103,10 @@ export interface NamingTable {
   };
   readonly annotations: {
     readonly serviceAccountName: string;
+    /** The account's UID on a legacy token secret (set by the token controller). */
+    readonly serviceAccountUid: string;
+    /** Free text on objects the server keeps (the root CA config map). */
+    readonly description: string;
     /** Marks a static pod's mirror (the node agent's). */
     readonly mirrorPod: string;
     /** StorageClass default markers (GA and beta, ours and the original's). */
@@ -231,6 +237,7 @@ const ORCH: NamingTable = {
   apiServiceName: 'kubernetes',
   rootCaConfigMap: 'orch-root-ca.crt',
   clusterInfoKey: 'orchconfig',
+  clusterInfoJwsKey: 'token',
   execInfoEnv: 'ORCH_EXEC_INFO',
   initialEventsEndAnnotation: 'orch.io/initial-events-end',
   initialEventsEndAnnotations: ['orch.io/initial-events-end', 'k8s.io/initial-events-end'],
@@ -261,6 +268,8 @@ const ORCH: NamingTable = {
   },
   annotations: {
     serviceAccountName: 'orch.io/service-account.name',
+    serviceAccountUid: 'orch.io/service-account.uid',
+    description: 'orch.io/description',
     // The original's spelling, as pods/ephemeralcontainers was built with it; the spec names no other.
     mirrorPod: `${KUBE_DOMAIN}/config.mirror`,
     defaultStorageClass: [
@@ -345,6 +354,7 @@ const KUBERNETES: NamingTable = {
   apiServiceName: 'kubernetes',
   rootCaConfigMap: 'kube-root-ca.crt',
   clusterInfoKey: 'kubeconfig',
+  clusterInfoJwsKey: 'token-secret',
   execInfoEnv: 'KUBERNETES_EXEC_INFO',
   initialEventsEndAnnotation: 'k8s.io/initial-events-end',
   initialEventsEndAnnotations: ['k8s.io/initial-events-end'],
@@ -375,6 +385,8 @@ const KUBERNETES: NamingTable = {
   },
   annotations: {
     serviceAccountName: `${KUBE_DOMAIN}/service-account.name`,
+    serviceAccountUid: `${KUBE_DOMAIN}/service-account.uid`,
+    description: `${KUBE_DOMAIN}/description`,
     mirrorPod: `${KUBE_DOMAIN}/config.mirror`,
     defaultStorageClass: [`storageclass.${KUBE_DOMAIN}/is-default-class`, `storageclass.beta.${KUBE_DOMAIN}/is-default-class`],
     betaStorageClass: [`volume.beta.${KUBE_DOMAIN}/storage-class`],

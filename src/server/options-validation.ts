@@ -10,6 +10,7 @@ import { authorizationOptionProblems, plannedModeFactories } from '../authz/buil
 import { admissionPluginEnabled, admissionPluginProblems } from '../admission/plugin-names.ts';
 import { podSecurityOptionProblems } from '../admission/plugins/pod-security/config.ts';
 import { MAX_TIMER_MS } from './long-timer.ts';
+import { CONTROLLER_NAMES, unknownControllers } from '../controllers/controller-names.ts';
 import { OptionsError, type ServerOptions } from './options.ts';
 import { oidcOptionProblems } from '../authn/oidc/config.ts';
 import { RuntimeConfig, RuntimeConfigError } from '../versions/runtime-config.ts';
@@ -108,6 +109,7 @@ export function validateOptions(o: ServerOptions): void {
   problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
   problems.push(...podSecurityOptionProblems(o, admissionPluginEnabled('PodSecurity', o.enableAdmissionPlugins, o.disableAdmissionPlugins)));
   problems.push(...timerProblems(o));
+  problems.push(...controllerProblems(o));
   problems.push(...fileProblems(o));
   problems.push(...oidcOptionProblems(o.oidc));
   problems.push(...clusterSigningProblems(o.clusterSigning, o.leaderElection));
@@ -124,4 +126,12 @@ export function validateOptions(o: ServerOptions): void {
   }
   if (!LOG_LEVELS.has(o.logLevel)) problems.push(`invalid value ${JSON.stringify(o.logLevel)} for --log-level: must be one of ${[...LOG_LEVELS].join(', ')}`);
   if (problems.length > 0) throw new OptionsError(problems.join('\n'));
+}
+
+/** --controllers names known controllers. */
+function controllerProblems(o: ServerOptions): string[] {
+  const out: string[] = [];
+  const unknown = unknownControllers(o.controllers);
+  if (unknown.length > 0) out.push(`--controllers: unknown controller(s) ${unknown.join(', ')} (known: ${CONTROLLER_NAMES.join(', ')})`);
+  return out;
 }

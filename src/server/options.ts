@@ -157,6 +157,10 @@ export interface ServerOptions {
   oidc: OidcOptions;
   /** The --authentication-token-webhook-* flags (src/authn/webhook/config.ts). */
   tokenWebhook: TokenWebhookOptions;
+  /** `--controllers`: the in-server controllers to run (`*` the default set, `name`, `-name`), as the controller manager's flag. */
+  controllers: string[];
+  /** `--root-ca-file`: the CA bundle published in every namespace and in legacy token secrets (default: the data dir's CA). */
+  rootCaFile: string | undefined;
   /** The --audit-* flags (src/audit/config.ts). */
   audit: AuditOptions;
   /** The --cluster-signing-* flags (src/certificates/signing-options.ts). */
@@ -332,6 +336,11 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   },
   'profiling': { set: (o, v) => (o.profiling = bool('profiling')(v)), boolean: true, help: 'serve /debug/pprof/profile and /debug/pprof/heap (default true)' },
   'event-ttl': { set: (o, v) => (o.eventTtlMs = parseDuration(v)), help: 'amount of time to retain events (default 1h0m0s)' },
+  controllers: {
+    set: (o, v) => (o.controllers = list(v)),
+    help: "in-server controllers: '*' the default set (bootstrapsigner and tokencleaner are off by default), 'name' adds one, '-name' removes one",
+  },
+  'root-ca-file': { set: (o, v) => (o.rootCaFile = v), help: "CA bundle published as the root CA config map and in legacy token secrets (default: the data dir's CA)" },
   'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
   'runtime-config': {
     set: (o, v) => addRuntimeConfig(o.runtimeConfig, v),
@@ -586,6 +595,8 @@ export function defaultOptions(): ServerOptions {
     requestheaderExtraHeadersPrefix: [],
     oidc: defaultOidcOptions(),
     tokenWebhook: defaultTokenWebhookOptions(),
+    controllers: ['*'],
+    rootCaFile: undefined,
     audit: defaultAuditOptions(),
     clusterSigning: defaultClusterSigningOptions(),
     leaderElection: defaultLeaderElectionOptions(),

@@ -117,6 +117,8 @@ export interface Pipeline {
   readonly objects: ObjectSource;
   /** The Services' allocators (the main thread repairs with them), or null when Services are off. */
   readonly serviceAllocators: ServiceAllocatorSet | null;
+  /** This thread's authorizer (the CSR approver's access checks). */
+  readonly authorizer: Authorizer;
   close(): Promise<void>;
 }
 
@@ -307,7 +309,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       threadRequests.inc();
       return chain(req, res);
     };
-    return { handler, store, metrics, health, objects, serviceAllocators, close };
+    return { handler, store, metrics, health, objects, serviceAllocators, authorizer, close };
   } catch (err) {
     await close();
     throw err;

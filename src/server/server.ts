@@ -25,16 +25,17 @@ import { ShardRouter, type ResourceSpec } from '../../shards/router.ts';
 import type { ShardStoreConfig, StoreConfig } from '../storage/config.ts';
 import { readEncryptionConfig } from '../storage/encryption/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
-import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.ts';
+import { ControllerManager } from '../controllers/controller-manager.ts';
+import { resolveServiceAccountConfig } from '../authn/service-account/config.ts';
+import { TokenSigner } from '../authn/service-account/issuer.ts';
 import { CrdController } from '../apiextensions/controller.ts';
 import { ResourceQuotaController } from '../controllers/resource-quota-controller.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
 import { ApiServiceController } from '../controllers/api-service-controller.ts';
-import { CONTROLLER_MANAGER_LEASE, ElectedControllers, LeaderElector } from '../controllers/leader-election.ts';
+import type { LeaderElector } from '../controllers/leader-election.ts';
 import { CsrSigningController } from '../controllers/csr-signing-controller.ts';
-import { USER_CONTROLLER_MANAGER } from '../authz/rbac/bootstrap-policy.ts';
 import { IdentityLeaseController } from '../controllers/identity-lease-controller.ts';
 import { RANGES_RESOURCE_SPEC, startServiceAllocation } from '../registry/service-allocation/index.ts';
 import { startNodeFrontend } from '../frontends/node-http2.ts';
@@ -74,6 +75,8 @@ export interface RunningServer {
   readonly elected: { readonly elector: LeaderElector | null; readonly csrSigning: CsrSigningController };
   /** The front-end worker threads, or null when the main thread serves alone. */
   readonly frontendThreads: FrontendThreads | null;
+  /** The elected built-in controllers (src/controllers/controller-manager.ts). */
+  readonly controllerManager: ControllerManager;
   close(): Promise<void>;
 }
 
@@ -185,9 +188,6 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
-    const saController = new ServiceAccountsController(genericStore, registry, logger);
-    saController.start();
-    cleanups.push(() => saController.stop());
     // Custom resource definitions: names, Established, and deletion of their instances (src/apiextensions).
     const crdController = new CrdController(genericStore, registry, logger);
     cleanups.push(() => crdController.close());
@@ -198,8 +198,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       cleanups.push(() => quotaController.stop());
       await quotaController.start();
     }
-    // Once per cluster: the controllers of the original's controller manager, under its lease.
-    const elected = new ElectedControllers(logger);
+    // Once per cluster: the controllers of the original's controller manager, under its lease
+    // (src/controllers/controller-manager.ts); stopped, and the lease released, in reverse order at close.
     const csrSigning = new CsrSigningController({
       store: genericStore,
       registry,
@@ -207,29 +207,22 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       defaultCa: { certFile: files.caCertPath, keyFile: files.caKeyPath },
       log: logger,
     });
-    elected.add(csrSigning);
-    let elector: LeaderElector | null = null;
-    if (opts.leaderElection.enabled) {
-      const le = new LeaderElector({
-        store: genericStore,
-        registry,
-        namespace: names.systemNamespace,
-        name: CONTROLLER_MANAGER_LEASE,
-        user: { name: USER_CONTROLLER_MANAGER, groups: ['system:authenticated'] },
-        log: logger,
-        leaseDurationMs: opts.leaderElection.leaseDurationMs,
-        renewDeadlineMs: opts.leaderElection.renewDeadlineMs,
-        retryPeriodMs: opts.leaderElection.retryPeriodMs,
-        onStartedLeading: () => elected.startAll(),
-        onStoppedLeading: () => elected.stopAll(),
-      });
-      le.start();
-      cleanups.push(() => le.stop());
-      elector = le;
-    } else {
-      await elected.startAll();
-      cleanups.push(() => elected.stopAll());
-    }
+    const saConfig = await resolveServiceAccountConfig(opts, files);
+    const rootCaPem = opts.rootCaFile === undefined ? files.caCertPem : await readFile(opts.rootCaFile, 'utf8');
+    const advertise = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
+    const controllerManager = new ControllerManager({
+      ctx: { store: genericStore, registry, log: logger, now: Date.now },
+      authorizer: pipeline.authorizer,
+      tokenSigner: new TokenSigner(saConfig.signingKey),
+      rootCaPem,
+      serverUrl: `https://${advertise.includes(':') ? `[${advertise}]` : advertise}:${opts.securePort}`,
+      controllers: opts.controllers,
+      extra: [csrSigning],
+      leaderElect: opts.leaderElection.enabled,
+      timings: opts.leaderElection,
+    });
+    await controllerManager.start();
+    cleanups.push(() => controllerManager.stop());
     const services = registry.lookup('', 'v1', 'services');
     if (services !== undefined) {
       const allocation = await startServiceAllocation({
@@ -362,7 +355,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       handler,
       objects,
       frontendThreads: threads,
-      elected: { elector, csrSigning },
+      controllerManager,
+      elected: { elector: controllerManager.elector, csrSigning },
       close: async () => {
         health.markShuttingDown();
         await closeAll();

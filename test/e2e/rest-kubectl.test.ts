@@ -253,6 +253,8 @@ spec:
     assert.match(refused.json<{ message: string }>().message, /because it is being terminated/);
     await eventually('plain configmaps deleted', async () => (await t.request('GET', '/api/v1/namespaces/doomed/configmaps/a')).status === 404);
     assert.equal((await t.request('GET', '/api/v1/namespaces/doomed')).status, 200, 'still waiting for the held object');
+    // The controller deletes the namespace's objects one after another: 'a' may be gone before 'held' is marked.
+    await eventually('held marked for deletion', async () => (await t.request('GET', '/api/v1/namespaces/doomed/configmaps/held')).json<Obj>().metadata.deletionTimestamp !== undefined);
     const held = (await t.request('GET', '/api/v1/namespaces/doomed/configmaps/held')).json<Obj>();
     assert.ok(held.metadata.deletionTimestamp);
     const released = await t.request('PUT', '/api/v1/namespaces/doomed/configmaps/held', { ...held, metadata: { ...held.metadata, finalizers: [] } });
