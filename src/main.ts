@@ -47,18 +47,23 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   let stopping = false;
+  // The original's signal handling: the first signal starts the graceful shutdown
+  // (server.shutdown(): readyz fails, the delay, drain, clean watch ends, the store
+  // flushed), a second one ends the process at once with exit code 1.
   const stop = (signal: string): void => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without finishing the graceful shutdown');
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    const delay = opts.shutdownDelayMs;
-    server.health.markShuttingDown();
-    setTimeout(() => {
-      server.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    }, delay).unref();
+    server.shutdown().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err: err instanceof Error ? err.message : String(err) }, 'graceful shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -81,6 +81,14 @@ export interface ServerOptions {
   /** Secure port: TLS handshake, first request head, HTTP/2 SETTINGS must come within this (the original's fixed 32 s). */
   httpReadHeaderTimeoutMs: number;
   shutdownDelayMs: number;
+  /** `--shutdown-send-retry-after`: after the delay, new requests get 429 + Retry-After until in-flight ones drain (else the listeners close). */
+  shutdownSendRetryAfter: boolean;
+  /** `--livez-grace-period`: boot-sequence checks count as live for this long after start. */
+  livezGracePeriodMs: number;
+  /** `--goaway-chance`: probability (0-0.02) that an HTTP/2 request's response is followed by GOAWAY. */
+  goawayChance: number;
+  /** `--max-connection-bytes-per-sec`: output rate of each long-running response (0: unthrottled). */
+  maxConnectionBytesPerSec: number;
   runtimeConfig: Map<string, boolean>;
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
@@ -167,6 +175,14 @@ function positiveDuration(name: string, v: string): number {
   const ms = parseDuration(v);
   if (!(ms >= 1)) throw new OptionsError(`invalid value ${JSON.stringify(v)} for --${name}: must be at least 1ms`);
   return ms;
+}
+
+/** The original's bound: more than 2% of requests ending their connection would thrash clients. */
+function goawayChance(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new OptionsError(`invalid value ${JSON.stringify(v)} for --goaway-chance: must be a number`);
+  if (n < 0 || n > 0.02) throw new OptionsError('--goaway-chance can not be less than 0 or greater than 0.02');
+  return n;
 }
 
 const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -281,7 +297,24 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     set: (o, v) => (o.httpReadHeaderTimeoutMs = positiveDuration('http-read-header-timeout', v)),
     help: "secure port: the TLS handshake, a request's head (HTTP/1.1) or the client's SETTINGS (HTTP/2) must arrive within this (default 32s, as the original)",
   },
-  'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
+  'shutdown-delay-duration': {
+    set: (o, v) => (o.shutdownDelayMs = parseDuration(v)),
+    help: 'time /readyz fails (while /livez and /healthz pass and requests are still served) before the server stops taking new requests (default 0s)',
+  },
+  'shutdown-send-retry-after': {
+    set: (o, v) => (o.shutdownSendRetryAfter = bool('shutdown-send-retry-after')(v)),
+    boolean: true,
+    help: 'after --shutdown-delay-duration, keep listening and answer new requests 429 with Retry-After and Connection: close until in-flight requests drain (default false: the listeners close)',
+  },
+  'livez-grace-period': { set: (o, v) => (o.livezGracePeriodMs = parseDuration(v)), help: 'time after start during which /livez counts unfinished boot-sequence checks as ok (default 0s)' },
+  'goaway-chance': {
+    set: (o, v) => (o.goawayChance = goawayChance(v)),
+    help: 'probability (0 to 0.02) that an HTTP/2 response is followed by GOAWAY, so clients reconnect and spread over servers (default 0: off)',
+  },
+  'max-connection-bytes-per-sec': {
+    set: (o, v) => (o.maxConnectionBytesPerSec = int('max-connection-bytes-per-sec', 0, Number.MAX_SAFE_INTEGER)(v)),
+    help: 'if non-zero, throttle the output of each long-running request (watches) to this many bytes a second (default 0)',
+  },
   'runtime-config': {
     set: (o, v) => {
       for (const item of list(v)) {
@@ -422,6 +455,10 @@ export function defaultOptions(): ServerOptions {
     httpIdleTimeoutMs: 90_000,
     httpReadHeaderTimeoutMs: 32_000,
     shutdownDelayMs: 0,
+    shutdownSendRetryAfter: false,
+    livezGracePeriodMs: 0,
+    goawayChance: 0,
+    maxConnectionBytesPerSec: 0,
     runtimeConfig: new Map(),
     enableAdmissionPlugins: [],
     disableAdmissionPlugins: [],

@@ -44,6 +44,7 @@ import { AccessReviewer, bindAccessReviews } from '../registry/access-reviews/in
 import type { InflightCounts } from './filters/with-max-inflight.ts';
 import type { ShardAccess } from '../../shards/shard-access.ts';
 import { Counter } from 'prom-client';
+import { RequestDrain, ShutdownSignals } from './lifecycle.ts';
 
 /**
  * The review resources answer through this thread's authenticators and
@@ -93,6 +94,8 @@ export interface PipelineInputs {
    * aggregated); this thread's own registry when absent.
    */
   readonly processMetrics?: (() => Promise<string>) | undefined;
+  /** The shutdown phase shared by every serving thread (lifecycle.ts); this thread's own when absent. */
+  readonly shutdown?: ShutdownSignals | undefined;
 }
 
 export interface Pipeline {
@@ -105,6 +108,9 @@ export interface Pipeline {
   readonly objects: ObjectSource;
   /** The Services' allocators (the main thread repairs with them), or null when Services are off. */
   readonly serviceAllocators: ServiceAllocatorSet | null;
+  /** This thread's shutdown phase (shared) and its requests to drain on shutdown. */
+  readonly shutdown: ShutdownSignals;
+  readonly drain: RequestDrain;
   close(): Promise<void>;
 }
 
@@ -162,7 +168,9 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     const serviceAccounts = await startServiceAccountTokens(opts, inp.serviceAccountKeys, externalAddress, logger);
 
     // Health and metrics.
-    const health = new HealthChecks();
+    const shutdown = inp.shutdown ?? new ShutdownSignals();
+    const drain = new RequestDrain();
+    const health = new HealthChecks({ shuttingDown: () => shutdown.shutdownInitiated, livezGracePeriodMs: opts.livezGracePeriodMs });
     health.add('readyz', 'shards', async () => {
       const stats = await router.stats();
       const notReady = stats.flatMap((s) => s.resources.filter((r) => !r.ready).map((r) => r.groupResource));
@@ -211,7 +219,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       patchSchemas: new PatchSchemas(openapi.schemas),
       fieldManager,
       continueTokens: new ContinueTokens(Buffer.from(inp.continueKey), opts.continueTokenLifetimeMs),
-      watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
+      watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes, drain, maxBytesPerSec: opts.maxConnectionBytesPerSec },
       tokenRequest: serviceAccounts.tokenRequest,
     });
     const processMetrics = inp.processMetrics;
@@ -247,12 +255,14 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       },
       inflight: inp.inflight,
       reportsInflight: inp.reportsInflight,
+      shutdown: { signals: shutdown, drain, sendRetryAfter: opts.shutdownSendRetryAfter },
+      goawayChance: opts.goawayChance,
     });
     const handler: RequestHandler = (req, res) => {
       threadRequests.inc();
       return chain(req, res);
     };
-    return { handler, store, metrics, health, objects, serviceAllocators, close };
+    return { handler, store, metrics, health, objects, serviceAllocators, shutdown, drain, close };
   } catch (err) {
     await close();
     throw err;

@@ -39,6 +39,8 @@ import { API_FLAVOR, API_FLAVOR_ENV, names } from '../naming/index.ts';
 import { buildPipeline, buildRegistry } from './pipeline.ts';
 import { SHARED_INFLIGHT_BYTES, SharedInflightCounter } from './shared-inflight.ts';
 import { FrontendThreads, nodeReusePortSupported } from './frontend-threads.ts';
+import { ShutdownSignals } from './lifecycle.ts';
+import { drainThread } from './drain-thread.ts';
 
 /** How often the API server's own Service and endpoints are checked (the original's endpoint interval). */
 const API_SERVICE_RECONCILE_MS = 10_000;
@@ -59,6 +61,15 @@ export interface RunningServer {
   readonly objects: ObjectSource;
   /** The front-end worker threads, or null when the main thread serves alone. */
   readonly frontendThreads: FrontendThreads | null;
+  /** The shutdown phase every serving thread reads (lifecycle.ts). */
+  readonly signals: ShutdownSignals;
+  /**
+   * The graceful shutdown of SIGTERM: /readyz fails at once, requests are
+   * served for --shutdown-delay-duration, then every serving thread stops
+   * taking new ones, drains, ends its watches cleanly, and everything closes
+   * (the store flushed). Resolves when all is closed.
+   */
+  shutdown(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -132,7 +143,9 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     // The request pipeline (pipeline.ts): the same in this thread and in every front-end thread.
     const continueKey = createHash('sha256').update('orch continue tokens\0').update(files.saPrivateKey.export({ format: 'der', type: 'pkcs8' })).digest();
     const inflightBuffer = new SharedArrayBuffer(SHARED_INFLIGHT_BYTES);
+    const signals = new ShutdownSignals();
     let threads: FrontendThreads | null = null;
+    let shuttingDown: Promise<void> | undefined;
     const pipeline = await buildPipeline({
       opts,
       logger,
@@ -145,6 +158,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       continueKey,
       thread: 0,
       inflight: new SharedInflightCounter(inflightBuffer),
+      shutdown: signals,
       processMetrics: () => (threads === null ? pipeline.metrics.registry.metrics() : threads.processMetrics()),
     });
     cleanups.push(() => pipeline.close());
@@ -216,6 +230,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       watchBudget,
     });
     cleanups.push(() => node.close(1000));
+    const mainFronts: Frontend[] = [node];
     let uwsPort: number | null = null;
     if (opts.uwsPort !== 0) {
       if (uws === null) {
@@ -223,6 +238,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       } else {
         const front = await startUwsFrontend({ host: opts.bindAddress, port: opts.uwsPort, tls: { certFile: servingCertPath, keyFile: servingKeyPath }, handler, onError, uws, watchBudget });
         cleanups.push(() => front.close(1000));
+        mainFronts.push(front);
         uwsPort = front.port;
       }
     }
@@ -241,6 +257,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
           servingCertPath,
           servingKeyPath,
           inflight: inflightBuffer,
+          shutdownSignals: signals.buffer,
           watchBudgetBytes,
         },
         uwsPort,
@@ -268,6 +285,23 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       handler,
       objects,
       frontendThreads: threads,
+      signals,
+      shutdown: async () => {
+        if (shuttingDown !== undefined) return shuttingDown;
+        shuttingDown = (async () => {
+          signals.initiateShutdown();
+          logger.info({ delay: opts.shutdownDelayMs }, '[graceful-termination] shutdown initiated: /readyz fails, requests served until the delay is over');
+          if (opts.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, opts.shutdownDelayMs));
+          signals.stopAcceptingNewRequests();
+          logger.info({ sendRetryAfter: opts.shutdownSendRetryAfter }, '[graceful-termination] not accepting new requests');
+          const drainOpts = { sendRetryAfter: opts.shutdownSendRetryAfter, requestTimeoutMs: opts.requestTimeoutMs, logger };
+          await Promise.all([drainThread({ ...drainOpts, drain: pipeline.drain, fronts: mainFronts }), threads?.drain(opts.requestTimeoutMs)]);
+          health.markShuttingDown();
+          await closeAll();
+          logger.info({}, '[graceful-termination] apiserver is exiting');
+        })();
+        return shuttingDown;
+      },
       close: async () => {
         health.markShuttingDown();
         await closeAll();

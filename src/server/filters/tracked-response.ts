@@ -23,6 +23,12 @@ export class TrackedResponse implements ApiResponse {
   sealed = false;
   /** True once the response ended or the client went away. */
   finished = false;
+  /**
+   * Ask the front end to close the connection after this response
+   * (`Connection: close`; HTTP/2: GOAWAY): the shutdown and goaway filters
+   * set it before the handler writes its head.
+   */
+  closeConnection = false;
 
   readonly #inner: ApiResponse;
   #headListeners: ((status: number) => void)[] = [];
@@ -156,7 +162,7 @@ export class TrackedResponse implements ApiResponse {
     const listeners = this.#headListeners;
     this.#headListeners = [];
     for (const l of listeners) l(status);
-    this.#inner.writeHead(status, headers);
+    this.#inner.writeHead(status, this.closeConnection ? { ...headers, connection: 'close' } : headers);
   }
 
   #end(chunk?: Uint8Array | string): void {
