@@ -163,6 +163,12 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     });
     cleanups.push(() => pipeline.close());
     const { handler, health, objects, metrics } = pipeline;
+    // Ready (and, after --livez-grace-period, live) only once every serving thread serves: the main
+    // thread's listener opens before the workers have started (the original's post-start hooks).
+    let started = false;
+    health.addBootSequence('poststarthook/start-serving-threads', () => {
+      if (!started) throw new Error('not finished');
+    });
     const genericStore = pipeline.store;
 
     // What runs once per process: system namespaces, controllers, service allocation repair.
@@ -271,6 +277,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     } else if (opts.frontendThreads > 1) {
       logger.info({}, 'no port the front-end threads can share (uWS off, and node:http2 cannot share the secure port on this Node.js): serving from the main thread alone');
     }
+    started = true;
     logger.info(
       { securePort: node.port, uwsPort, storage: opts.storageBackend, shards: router.shardCount, frontendThreads: 1 + (threads?.count ?? 0), dataDir: files.dir },
       'orch-apiserver is serving',
