@@ -318,4 +318,51 @@ describe('graceful shutdown of the server process (SIGTERM under load)', () => {
       assert.equal(await again.exited, 0, again.stderr());
     }
   });
+
+  it('without --shutdown-send-retry-after closes the listeners after the delay (new connections refused) while the request in flight completes', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'orch-shutdown-'));
+    dirs.push(dataDir);
+    const child = await startChild(dataDir, ['--shutdown-delay-duration=1s', '--frontend-threads=2']);
+    const ports = [child.securePort, ...(child.uwsPort !== 0 ? [child.uwsPort] : [])];
+    const watchPath = '/api/v1/namespaces/default/configmaps?watch=true';
+    const watches = [await watchH2(dataDir, child.securePort, watchPath)];
+    if (child.uwsPort !== 0) watches.push(await watchH1(dataDir, child.uwsPort, watchPath));
+    const slow = await slowCreate(dataDir, child.securePort, 'slow-two');
+    await sleep(200);
+    const sigtermAt = Date.now();
+    child.proc.kill('SIGTERM');
+    // Served during the delay.
+    const during = await request(dataDir, child.uwsPort || child.securePort, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'during-delay' } });
+    assert.equal(during.status, 201, during.body);
+    // After it: every listener refuses new connections.
+    for (const port of ports) {
+      let outcome = '';
+      for (let i = 0; i < 200; i++) {
+        outcome = await get(dataDir, port, '/api/v1/namespaces/default/configmaps?limit=1').then(
+          (a) => `status ${a.status}`,
+          (e: NodeJS.ErrnoException) => e.code ?? e.message,
+        );
+        if (outcome === 'ECONNREFUSED') break;
+        await sleep(50);
+      }
+      assert.equal(outcome, 'ECONNREFUSED', `port ${port}`);
+    }
+    assert.ok(Date.now() - sigtermAt >= 900, 'refused only after the delay');
+    assert.equal(child.proc.exitCode, null, 'still draining the request in flight');
+    slow.finish();
+    const answer = await slow.answer;
+    assert.equal(answer.status, 201, answer.body);
+    assert.equal(await child.exited, 0, child.stderr());
+    for (const w of watches) {
+      assert.equal(await w.outcome, 'end', 'every watch ends cleanly');
+      for (const line of w.lines) assert.doesNotThrow(() => JSON.parse(line), `a whole event: ${line.slice(0, 80)}`);
+    }
+    const again = await startChild(dataDir, []);
+    try {
+      for (const name of ['slow-two', 'during-delay']) assert.equal((await get(dataDir, again.securePort, `/api/v1/namespaces/default/configmaps/${name}`)).status, 200, name);
+    } finally {
+      again.proc.kill('SIGTERM');
+      assert.equal(await again.exited, 0, again.stderr());
+    }
+  });
 });
