@@ -1,8 +1,8 @@
 /**
  * --max-connection-bytes-per-sec on watches, on both front ends: events
  * larger than a second's worth of bytes still arrive whole and in order
- * (the rate holds frames back, never splits them), and the ordinary
- * requests beside the watch are not throttled (the creates answer at once).
+ * (the rate holds frames back, never splits them), no sooner than the rate
+ * allows.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
