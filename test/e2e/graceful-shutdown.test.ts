@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../support/test-server.ts';
 import { loadUws } from '../../src/frontends/uws-loader.ts';
+import { startEtcd } from '../support/etcd-server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const START_TIMEOUT_MS = 90_000;
@@ -56,10 +57,10 @@ async function startChild(dataDir: string, extra: string[]): Promise<Child> {
       `--uws-port=${uwsPort}`,
       '--bind-address=127.0.0.1',
       '--shards=1',
-      process.env.DEBUG_SHUTDOWN ? '--log-level=info' : '--log-level=warn',
+      '--log-level=warn',
       ...extra,
     ],
-    { cwd: ROOT, stdio: ['ignore', process.env.DEBUG_SHUTDOWN ? 'inherit' : 'ignore', 'pipe'] },
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
@@ -207,117 +208,124 @@ async function watchH2(dataDir: string, port: number, urlPath: string): Promise<
 }
 
 describe('graceful shutdown of the server process (SIGTERM under load)', () => {
-  it('fails readyz first, serves through the delay, answers 429 + Retry-After after it, ends every watch cleanly, exits 0, loses no acknowledged write', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'orch-shutdown-'));
-    dirs.push(dataDir);
-    const DELAY_MS = 3000;
-    const child = await startChild(dataDir, [`--shutdown-delay-duration=${DELAY_MS}ms`, '--shutdown-send-retry-after', '--frontend-threads=2']);
-    const ports = [child.securePort, ...(child.uwsPort !== 0 ? [child.uwsPort] : [])];
-    const watchPath = '/api/v1/namespaces/default/configmaps?watch=true';
-    const watches = [await watchH2(dataDir, child.securePort, watchPath), await watchH1(dataDir, child.securePort, watchPath)];
-    if (child.uwsPort !== 0) watches.push(await watchH1(dataDir, child.uwsPort, watchPath));
-
-    // Writers: create ConfigMaps until the server turns them away.
-    const acknowledged: string[] = [];
-    const turnedAway: Answer[] = [];
-    let stopWriters = false;
-    let n = 0;
-    let ackedAfterSigterm = 0;
-    let sigtermAt = Infinity;
-    const writer = async (port: number): Promise<void> => {
-      while (!stopWriters) {
-        const name = `cm-${n++}`;
-        try {
-          const a = await request(dataDir, port, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } });
-          if (a.status === 201) {
-            acknowledged.push(name);
-            if (Date.now() > sigtermAt) ackedAfterSigterm++;
-          } else {
-            turnedAway.push(a);
-            if (a.status === 429) await sleep(50);
-          }
-        } catch {
-          await sleep(50); // refused once the listeners closed
-        }
-      }
-    };
-    const writers = [...ports, ...ports].map((p) => writer(p));
-    await sleep(1000);
-    assert.ok(acknowledged.length > 0, `no write acknowledged before SIGTERM: ${JSON.stringify(turnedAway.slice(0, 2))}`);
-
-    // In flight across the whole delay: the listeners stay open (429s) until it is done.
-    const slow = await slowCreate(dataDir, child.securePort, 'slow-one');
-    await sleep(200);
-    sigtermAt = Date.now();
-    if (process.env.DEBUG_SHUTDOWN) console.error("SIGTERM", acknowledged.length);
-    child.proc.kill('SIGTERM');
-    // readyz fails at once; livez and healthz pass during the delay.
-    const stage = async <T>(what: string, p: Promise<T>): Promise<T> => {
+  for (const backend of ['embedded', 'etcd3'] as const) {
+    it(`fails readyz first, serves through the delay, answers 429 + Retry-After after it, ends every watch cleanly, exits 0, loses no acknowledged write (${backend})`, async () => {
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'orch-shutdown-'));
+      dirs.push(dataDir);
+      const etcd = backend === 'etcd3' ? await startEtcd() : null;
+      const store = etcd === null ? [] : ['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`];
       try {
-        return await p;
-      } catch (err) {
-        await sleep(500);
-        throw new Error(`${what} at ${Date.now() - sigtermAt} ms after SIGTERM: ${err instanceof Error ? err.message : String(err)} (server exit ${child.proc.exitCode} ${child.proc.signalCode}) ${child.stderr()}`);
+        const DELAY_MS = 3000;
+        const child = await startChild(dataDir, [`--shutdown-delay-duration=${DELAY_MS}ms`, '--shutdown-send-retry-after', '--frontend-threads=2', ...store]);
+        const ports = [child.securePort, ...(child.uwsPort !== 0 ? [child.uwsPort] : [])];
+        const watchPath = '/api/v1/namespaces/default/configmaps?watch=true';
+        const watches = [await watchH2(dataDir, child.securePort, watchPath), await watchH1(dataDir, child.securePort, watchPath)];
+        if (child.uwsPort !== 0) watches.push(await watchH1(dataDir, child.uwsPort, watchPath));
+
+        // Writers: create ConfigMaps until the server turns them away.
+        const acknowledged: string[] = [];
+        const turnedAway: Answer[] = [];
+        let stopWriters = false;
+        let n = 0;
+        let ackedAfterSigterm = 0;
+        let sigtermAt = Infinity;
+        const writer = async (port: number): Promise<void> => {
+          while (!stopWriters) {
+            const name = `cm-${n++}`;
+            try {
+              const a = await request(dataDir, port, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } });
+              if (a.status === 201) {
+                acknowledged.push(name);
+                if (Date.now() > sigtermAt) ackedAfterSigterm++;
+              } else {
+                turnedAway.push(a);
+                if (a.status === 429) await sleep(50);
+              }
+            } catch {
+              await sleep(50); // refused once the listeners closed
+            }
+          }
+        };
+        const writers = [...ports, ...ports].map((p) => writer(p));
+        await sleep(1000);
+        assert.ok(acknowledged.length > 0, `no write acknowledged before SIGTERM: ${JSON.stringify(turnedAway.slice(0, 2))}`);
+
+        // In flight across the whole delay: the listeners stay open (429s) until it is done.
+        const slow = await slowCreate(dataDir, child.securePort, 'slow-one');
+        await sleep(200);
+        sigtermAt = Date.now();
+        child.proc.kill('SIGTERM');
+        // readyz fails at once; livez and healthz pass during the delay.
+        const stage = async <T>(what: string, p: Promise<T>): Promise<T> => {
+          try {
+            return await p;
+          } catch (err) {
+            await sleep(500);
+            throw new Error(`${what} at ${Date.now() - sigtermAt} ms after SIGTERM: ${err instanceof Error ? err.message : String(err)} (server exit ${child.proc.exitCode} ${child.proc.signalCode}) ${child.stderr()}`);
+          }
+        };
+        let readyz = await stage('readyz', get(dataDir, child.securePort, '/readyz?verbose'));
+        for (let i = 0; i < 20 && readyz.status === 200; i++) readyz = await stage('readyz', get(dataDir, child.securePort, '/readyz?verbose'));
+        assert.equal(readyz.status, 500, readyz.body);
+        assert.match(readyz.body, /\[-\]shutdown failed/);
+        assert.ok(Date.now() - sigtermAt < DELAY_MS, 'readyz check ran within the delay');
+        for (const port of ports) {
+          assert.equal((await stage('livez', get(dataDir, port, '/livez'))).status, 200);
+          assert.equal((await stage('healthz', get(dataDir, port, '/healthz'))).status, 200);
+        }
+
+        // After the delay: 429 with Retry-After and Connection: close, on every front end.
+        const rejections: Answer[] = [];
+        for (const port of ports) {
+          let a: Answer | undefined;
+          for (let i = 0; i < 200; i++) {
+            a = await get(dataDir, port, '/api/v1/namespaces/default/configmaps?limit=1').catch(() => undefined);
+            if (a?.status === 429) break;
+            await sleep(50);
+          }
+          assert.ok(a !== undefined && a.status === 429, `port ${port}: no 429 after the delay (last ${a?.status})`);
+          rejections.push(a);
+        }
+        assert.ok(Date.now() - sigtermAt >= DELAY_MS - 100, 'the 429s came only after the delay');
+        // The request in flight since before SIGTERM still completes, and is acknowledged.
+        slow.finish();
+        const slowAnswer = await slow.answer;
+        assert.equal(slowAnswer.status, 201, slowAnswer.body);
+        acknowledged.push('slow-one');
+        for (const a of rejections) {
+          assert.equal(a.headers['retry-after'], '5');
+          assert.equal(a.headers['connection'], 'close', JSON.stringify(a.headers));
+          assert.equal(a.body, 'The apiserver is shutting down, please try again later.\n');
+        }
+
+        assert.equal(await child.exited, 0, child.stderr());
+        stopWriters = true;
+        await Promise.all(writers);
+        assert.ok(ackedAfterSigterm > 0, 'writes were still served during the shutdown delay');
+
+        for (const w of watches) {
+          assert.equal(await w.outcome, 'end', 'every watch ends cleanly');
+          for (const line of w.lines) assert.doesNotThrow(() => JSON.parse(line), `a whole event: ${line.slice(0, 80)}`);
+          assert.ok(w.lines.length > 0, 'the watch saw events before its end');
+        }
+
+        // Restart on the same data dir: every acknowledged write is there.
+        const again = await startChild(dataDir, store);
+        try {
+          const list = await get(dataDir, again.securePort, '/api/v1/namespaces/default/configmaps');
+          assert.equal(list.status, 200);
+          const stored = new Set((JSON.parse(list.body) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name));
+          const lost = acknowledged.filter((name) => !stored.has(name));
+          assert.deepEqual(lost, [], `${acknowledged.length} acknowledged, lost: ${lost.join(', ')}`);
+        } finally {
+          again.proc.kill('SIGTERM');
+          assert.equal(await again.exited, 0, again.stderr());
+        }
+      } finally {
+        await etcd?.stop();
       }
-    };
-    let readyz = await stage('readyz', get(dataDir, child.securePort, '/readyz?verbose'));
-    for (let i = 0; i < 20 && readyz.status === 200; i++) readyz = await stage('readyz', get(dataDir, child.securePort, '/readyz?verbose'));
-    assert.equal(readyz.status, 500, readyz.body);
-    assert.match(readyz.body, /\[-\]shutdown failed/);
-    assert.ok(Date.now() - sigtermAt < DELAY_MS, 'readyz check ran within the delay');
-    for (const port of ports) {
-      assert.equal((await stage('livez', get(dataDir, port, '/livez'))).status, 200);
-      assert.equal((await stage('healthz', get(dataDir, port, '/healthz'))).status, 200);
-    }
-
-    // After the delay: 429 with Retry-After and Connection: close, on every front end.
-    const rejections: Answer[] = [];
-    for (const port of ports) {
-      let a: Answer | undefined;
-      for (let i = 0; i < 200; i++) {
-        a = await get(dataDir, port, '/api/v1/namespaces/default/configmaps?limit=1').catch(() => undefined);
-        if (a?.status === 429) break;
-        await sleep(50);
-      }
-      assert.ok(a !== undefined && a.status === 429, `port ${port}: no 429 after the delay (last ${a?.status})`);
-      rejections.push(a);
-    }
-    assert.ok(Date.now() - sigtermAt >= DELAY_MS - 100, 'the 429s came only after the delay');
-    // The request in flight since before SIGTERM still completes, and is acknowledged.
-    slow.finish();
-    const slowAnswer = await slow.answer;
-    assert.equal(slowAnswer.status, 201, slowAnswer.body);
-    acknowledged.push('slow-one');
-    for (const a of rejections) {
-      assert.equal(a.headers['retry-after'], '5');
-      assert.equal(a.headers['connection'], 'close', JSON.stringify(a.headers));
-      assert.equal(a.body, 'The apiserver is shutting down, please try again later.\n');
-    }
-
-    assert.equal(await child.exited, 0, child.stderr());
-    stopWriters = true;
-    await Promise.all(writers);
-    assert.ok(ackedAfterSigterm > 0, 'writes were still served during the shutdown delay');
-
-    for (const w of watches) {
-      assert.equal(await w.outcome, 'end', 'every watch ends cleanly');
-      for (const line of w.lines) assert.doesNotThrow(() => JSON.parse(line), `a whole event: ${line.slice(0, 80)}`);
-      assert.ok(w.lines.length > 0, 'the watch saw events before its end');
-    }
-
-    // Restart on the same data dir: every acknowledged write is there.
-    const again = await startChild(dataDir, []);
-    try {
-      const list = await get(dataDir, again.securePort, '/api/v1/namespaces/default/configmaps');
-      assert.equal(list.status, 200);
-      const stored = new Set((JSON.parse(list.body) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name));
-      const lost = acknowledged.filter((name) => !stored.has(name));
-      assert.deepEqual(lost, [], `${acknowledged.length} acknowledged, lost: ${lost.join(', ')}`);
-    } finally {
-      again.proc.kill('SIGTERM');
-      assert.equal(await again.exited, 0, again.stderr());
-    }
-  });
+    });
+  }
 
   it('without --shutdown-send-retry-after closes the listeners after the delay (new connections refused) while the request in flight completes', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'orch-shutdown-'));
