@@ -18,6 +18,7 @@ const OTHERS: ReadonlyArray<[string, string]> = [
   ['node --import tsx loadtest/micro/protobuf-pod.ts', 'Protobuf encode/decode of a typical Pod (µs per call)'],
   ['node --import tsx loadtest/micro/authn-methods.ts', 'one authentication decision per method with warm caches (static, bootstrap, request header), impersonation parsing (µs per call)'],
   ['node --import tsx loadtest/http/authn-tokens.ts', 'requests/s on the secure port with a static token, a bootstrap token and through the authenticating proxy'],
+  ['node --import tsx loadtest/micro/quota-admission.ts', 'LimitRanger and ResourceQuota per create: a namespace without either (the early return), one LimitRange, three quotas (µs per call)'],
   ['node --import tsx loadtest/micro/apply-deployment.ts', 'server-side apply and update of a 3 KiB Deployment with three managers (µs per call)'],
   ['node --import tsx loadtest/h2load/run.ts --original=/path/to/kube-apiserver', 'ours beside the original API server v1.25 + etcd, interleaved, ratios; LIST of 50k (loadtest/results/vs-original.md)'],
   ['node --import tsx loadtest/list50k/run.ts [--original=...]', 'LIST of 50,000 1 KiB ConfigMaps, curl to the last byte, consistent and resourceVersion=0'],

@@ -10,6 +10,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { Revision } from '../src/storage/interface.ts';
 import { RoutedCalls, type ShardEndpoint } from './shard-access.ts';
 import { ShardClient } from './shard-client.ts';
+import { shardFor } from './hash.ts';
 
 export interface ClientShardRouterOptions {
   /** Which shard serves each `<group>/<resource>` (the main router's placement). */
@@ -53,8 +54,8 @@ export class ClientShardRouter extends RoutedCalls {
   }
 
   protected endpointOf(groupResource: string): ShardEndpoint {
-    const index = this.#opts.placement[groupResource];
-    if (index === undefined) throw new Error(`no shard serves ${groupResource}`);
+    // A type outside the start-up list (a custom resource) lives where its name hashes, as the main router places it.
+    const index = this.#opts.placement[groupResource] ?? shardFor(groupResource, this.#clients.length);
     return this.#clients[index]!;
   }
 

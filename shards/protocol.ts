@@ -80,7 +80,13 @@ export type ShardRequest =
     }
   | { op: 'unwatch'; watchId: number; resource: string }
   | { op: 'bookmark'; resource?: string | undefined }
-  | { op: 'stats'; id: number };
+  | { op: 'stats'; id: number }
+  /**
+   * Serve one more resource type from now on (a custom resource, served once
+   * its definition is established): its cache loads, and the reply comes once
+   * it is ready. Idempotent; a changed spec (scope) replaces the cache.
+   */
+  | { op: 'ensure'; id: number; spec: ResourceSpec };
 
 /** An object as returned to the main thread. */
 export interface ObjectBytes {
@@ -115,7 +121,7 @@ export interface ShardStats {
   listCache?: { hits: number; misses: number; entries: number; bytes: number } | undefined;
 }
 
-export type ReplyValue = ObjectBytes | { object: ObjectBytes | null; revision: Revision } | ListReply | ShardStats;
+export type ReplyValue = ObjectBytes | { object: ObjectBytes | null; revision: Revision } | ListReply | ShardStats | { ensured: string };
 
 export type ShardError = WireStorageError | { code: 'Internal' | 'BadRequest' | 'NotServed'; message: string };
 

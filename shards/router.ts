@@ -158,9 +158,8 @@ export class ShardRouter extends RoutedCalls {
   }
 
   shardOf(groupResource: string): ShardHandle {
-    const s = this.#placement.get(groupResource);
-    if (s === undefined) throw new Error(`no shard serves ${groupResource}`);
-    return s;
+    // A type outside the start-up list (a custom resource) lives where its name hashes, in every thread.
+    return this.#placement.get(groupResource) ?? this.#shards[shardFor(groupResource, this.#shards.length)]!;
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import type { Revision } from '../src/storage/interface.ts';
 import type { ShardCall, WatchRequestBody, WatchSink } from './shard-client.ts';
-import type { Filter, ListEncoding, ListReply, ObjectBytes, ReadMode, ReplyValue, ShardStats } from './protocol.ts';
+import type { Filter, ListEncoding, ListReply, ObjectBytes, ReadMode, ReplyValue, ResourceSpec, ShardStats } from './protocol.ts';
 
 export interface ListPage {
   startKey?: string | undefined;
@@ -32,6 +32,11 @@ export interface ShardAccess {
   pendingCount(index: number): number;
   /** Watchers this thread holds on `resource` (`<group>/<resource>` of the storage). */
   watcherCount(resource: string): number;
+  /**
+   * Serves a resource type not in the start-up list (a custom resource) from
+   * now on, on the shard its name hashes to; resolves once its cache is ready.
+   */
+  ensureResource?(spec: ResourceSpec): Promise<void>;
 }
 
 /** One shard as seen from the calling thread: its channel. */
@@ -40,6 +45,7 @@ export interface ShardEndpoint {
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void };
   readonly pendingCount: number;
   watchersByResource(): Map<string, number>;
+  ensure(spec: ResourceSpec): Promise<void>;
 }
 
 export abstract class RoutedCalls implements ShardAccess {
@@ -106,6 +112,10 @@ export abstract class RoutedCalls implements ShardAccess {
 
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {
     return this.endpointOf(req.resource).watch(req, sink);
+  }
+
+  ensureResource(spec: ResourceSpec): Promise<void> {
+    return this.endpointOf(spec.groupResource).ensure(spec);
   }
 
   async stats(): Promise<ShardStats[]> {

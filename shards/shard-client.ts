@@ -10,7 +10,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Revision } from '../src/storage/interface.ts';
 import { BatchedPort } from './batched-port.ts';
-import type { ReplyValue, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
+import type { ReplyValue, ResourceSpec, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
 
 /** Receives one watcher's output in the serving thread. */
 export interface WatchSink {
@@ -86,6 +86,8 @@ export class ShardClient {
       }
     });
     this.#port = port;
+    // Resources served on demand first: a new shard thread knows only its start-up list.
+    for (const spec of this.#ensured.values()) port.send({ op: 'ensure', id: this.#nextId++, spec });
     for (const [watchId, w] of this.#watchers) this.#sendWatch(watchId, w);
     const backlog = this.#backlog;
     this.#backlog = [];
@@ -179,6 +181,18 @@ export class ShardClient {
       this.#send({ ...req, id } as ShardRequest);
     });
   }
+
+  /**
+   * Asks the shard to serve `spec` (a custom resource type) from now on;
+   * resolves once its cache is loaded. Remembered, and asked again of every
+   * new channel (a restarted shard thread) before anything else is sent.
+   */
+  ensure(spec: ResourceSpec): Promise<void> {
+    this.#ensured.set(spec.groupResource, spec);
+    return this.call({ op: 'ensure', spec }).then(() => undefined);
+  }
+
+  readonly #ensured = new Map<string, ResourceSpec>();
 
   /** Starts a watch; frames go to `sink` until it ends or `close()` is called. */
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {

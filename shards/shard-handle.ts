@@ -124,6 +124,11 @@ export class ShardHandle {
     return this.#client.call<T>(req);
   }
 
+  /** Serves `spec` from now on (a custom resource type); asked again of a restarted thread. */
+  ensure(spec: ResourceSpec): Promise<void> {
+    return this.#client.ensure(spec);
+  }
+
   /** Starts a watch; frames go to `sink` until it ends or `close()` is called. */
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {
     return this.#client.watch(req, sink);

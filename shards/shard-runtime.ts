@@ -97,24 +97,46 @@ export class ShardRuntime {
     };
     this.#listResults = new ListResultCache(opts.listResultCache ?? DEFAULT_LIST_RESULT_CACHE);
     this.#addClient(port);
-    const output = this.#output();
-    for (const spec of resources) {
-      const codec = new JsonObjectCodec(spec);
-      const gvk = gvkOf(spec.apiVersion, spec.kind);
-      const encoders = new Map<string, FrameEncoder>([
-        ['json', jsonFrames],
-        ['protobuf', protobufFrames(gvk)],
-      ]);
-      const cache = new WatchCache({
-        prefix: spec.prefix,
-        codec,
-        window: { minEvents: spec.cacheSize, maxEvents: this.#opts.maxWindowEvents, retentionMs: this.#opts.retentionMs },
-        encoders,
-        output,
-      });
-      const resource = new CachedResource(spec, codec, gvk, cache, { store, loadPageSize: this.#opts.loadPageSize, resumeAt: opts.loadAt?.[spec.groupResource] });
-      this.#resources.set(spec.groupResource, resource);
+    this.#loadAt = opts.loadAt;
+    for (const spec of resources) this.#resources.set(spec.groupResource, this.#cachedResource(spec));
+  }
+
+  /** Per resource, the revision its first load resumes at (a restart); dynamic resources read it when ensured. */
+  readonly #loadAt: Record<string, Revision> | undefined;
+
+  #cachedResource(spec: ResourceSpec): CachedResource {
+    const codec = new JsonObjectCodec(spec);
+    const gvk = gvkOf(spec.apiVersion, spec.kind);
+    const encoders = new Map<string, FrameEncoder>([
+      ['json', jsonFrames],
+      ['protobuf', protobufFrames(gvk)],
+    ]);
+    const cache = new WatchCache({
+      prefix: spec.prefix,
+      codec,
+      window: { minEvents: spec.cacheSize, maxEvents: this.#opts.maxWindowEvents, retentionMs: this.#opts.retentionMs },
+      encoders,
+      output: this.#output(),
+    });
+    return new CachedResource(spec, codec, gvk, cache, { store: this.#store, loadPageSize: this.#opts.loadPageSize, resumeAt: this.#loadAt?.[spec.groupResource] });
+  }
+
+  /**
+   * Serves `spec` from now on (see the `ensure` request): the resource is
+   * registered at once, so requests behind it in the same batch wait on its
+   * load instead of failing; the same spec again is a no-op.
+   */
+  #ensure(spec: ResourceSpec): Promise<void> {
+    const existing = this.#resources.get(spec.groupResource);
+    if (existing !== undefined && sameSpec(existing.spec, spec)) return existing.loading ?? Promise.resolve();
+    if (existing !== undefined) {
+      // A definition re-created with another scope: the old cache's watchers end (they relist).
+      existing.cache.closeAllWatchers(new Error(`resource ${spec.groupResource} changed`));
+      existing.close();
     }
+    const resource = this.#cachedResource(spec);
+    this.#resources.set(spec.groupResource, resource);
+    return resource.load();
   }
 
   /**
@@ -282,6 +304,14 @@ export class ShardRuntime {
     }
     const id = req.id;
     const client = this.#clients[slot]!;
+    if (req.op === 'ensure') {
+      const groupResource = req.spec.groupResource;
+      this.#ensure(req.spec).then(
+        () => client.send({ t: 'ok', id, value: { ensured: groupResource } }),
+        (err: unknown) => client.send({ t: 'err', id, error: toShardError(err) }),
+      );
+      return;
+    }
     this.#pendingRequests++;
     this.#serve(req).then(
       (value) => {
@@ -297,7 +327,7 @@ export class ShardRuntime {
     );
   }
 
-  async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' }>): Promise<ReplyValue> {
+  async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'ensure' }>): Promise<ReplyValue> {
     switch (req.op) {
       case 'stats':
         return this.#stats();
@@ -519,6 +549,11 @@ class NotServedError extends Error {
   constructor(readonly groupResource: string) {
     super(`resource ${groupResource} is not served by this shard`);
   }
+}
+
+/** Specs that describe the same cache (its size and the bookmarks' apiVersion may differ between askers; kept as first asked). */
+function sameSpec(a: ResourceSpec, b: ResourceSpec): boolean {
+  return a.prefix === b.prefix && a.namespaced === b.namespaced && a.kind === b.kind;
 }
 
 function keyPrefixFor(spec: ResourceSpec, predicate: Predicate): string {

@@ -32,6 +32,8 @@ export interface AdmissionLookup {
 /** `<group>/<resource>` of the collections kept in memory per thread: few objects, read by many writes. */
 export const MIRRORED_RESOURCES: ReadonlySet<string> = new Set([
   '/namespaces',
+  // Read by every pod create (the ServiceAccount plugin), as the original reads its service account lister.
+  '/serviceaccounts',
   '/limitranges',
   '/resourcequotas',
   `${apiGroup('scheduling')}/priorityclasses`,

@@ -12,13 +12,40 @@ import type { Logger } from '../server/logging.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { GenericStore } from '../registry/generic-store.ts';
 import type { Authorizer } from '../authz/types.ts';
+import type { ApiserverMetrics } from '../server/metrics.ts';
 import type { AdmissionPlugin } from './types.ts';
 import type { AdmissionLookup } from './lookup.ts';
 import { AdmissionChain } from './chain.ts';
 import { KNOWN_ADMISSION_PLUGINS, admissionPluginEnabled } from './plugin-names.ts';
 import { namespaceLifecycleFactory } from './plugins/namespace-lifecycle.ts';
 import { alwaysAdmitFactory } from './plugins/always-admit.ts';
+import { mutatingWebhookFactory, validatingWebhookFactory } from './webhook/plugin.ts';
+import { serviceAccountFactory } from './plugins/service-account.ts';
+import { taintNodesByConditionFactory } from './plugins/taint-nodes-by-condition.ts';
+import { priorityFactory } from './plugins/priority.ts';
+import { defaultTolerationSecondsFactory } from './plugins/default-toleration-seconds.ts';
+import { runtimeClassFactory } from './plugins/runtime-class.ts';
+import { podNodeSelectorFactory } from './plugins/pod-node-selector.ts';
+import { podTolerationRestrictionFactory } from './plugins/pod-toleration-restriction.ts';
+import { extendedResourceTolerationFactory } from './plugins/extended-resource-toleration.ts';
+import { alwaysPullImagesFactory } from './plugins/always-pull-images.ts';
+import { namespaceAutoProvisionFactory } from './plugins/namespace-auto-provision.ts';
+import { namespaceExistsFactory } from './plugins/namespace-exists.ts';
+import { alwaysDenyFactory } from './plugins/always-deny.ts';
 import { podSecurityFactory } from './plugins/pod-security/index.ts';
+import { defaultStorageClassFactory } from './plugins/default-storage-class.ts';
+import { defaultIngressClassFactory } from './plugins/default-ingress-class.ts';
+import { storageObjectInUseProtectionFactory } from './plugins/storage-object-in-use-protection.ts';
+import { persistentVolumeClaimResizeFactory } from './plugins/persistent-volume-claim-resize.ts';
+import { certificateApprovalFactory } from './plugins/certificate-approval.ts';
+import { certificateSigningFactory } from './plugins/certificate-signing.ts';
+import { certificateSubjectRestrictionFactory } from './plugins/certificate-subject-restriction.ts';
+import { denyServiceExternalIPsFactory } from './plugins/deny-service-external-ips.ts';
+import { nodeRestrictionFactory } from './plugins/node-restriction.ts';
+import { ownerReferencesPermissionEnforcementFactory } from './plugins/owner-references-permission-enforcement.ts';
+import { eventRateLimitFactory } from './plugins/event-rate-limit.ts';
+import { limitRangerFactory } from './plugins/limit-ranger.ts';
+import { resourceQuotaFactory } from './plugins/resource-quota/index.ts';
 
 /** What a plugin may use, in the serving thread that runs it. */
 export interface AdmissionDeps {
@@ -37,6 +64,8 @@ export interface AdmissionDeps {
   readonly authorizer: () => Authorizer;
   /** Tells the chain that this plugin's `handles` answers changed (webhook configurations came or went). */
   readonly recompile: () => void;
+  /** This thread's metrics (webhook rejections and latency); a getter, built after the chain; absent in tests without a server. */
+  readonly metrics?: (() => ApiserverMetrics | undefined) | undefined;
   /** Registers what to stop when the thread's pipeline closes (watches, timers, agents). */
   readonly onClose: (cleanup: () => Promise<void> | void) => void;
 }
@@ -47,7 +76,38 @@ export interface AdmissionPluginFactory {
   create(deps: AdmissionDeps): AdmissionPlugin | Promise<AdmissionPlugin>;
 }
 
-export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [namespaceLifecycleFactory, alwaysAdmitFactory, podSecurityFactory];
+export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
+  namespaceLifecycleFactory,
+  alwaysAdmitFactory,
+  mutatingWebhookFactory,
+  validatingWebhookFactory,
+  podSecurityFactory,
+  defaultStorageClassFactory,
+  defaultIngressClassFactory,
+  storageObjectInUseProtectionFactory,
+  persistentVolumeClaimResizeFactory,
+  certificateApprovalFactory,
+  certificateSigningFactory,
+  certificateSubjectRestrictionFactory,
+  denyServiceExternalIPsFactory,
+  nodeRestrictionFactory,
+  ownerReferencesPermissionEnforcementFactory,
+  eventRateLimitFactory,
+  serviceAccountFactory,
+  taintNodesByConditionFactory,
+  priorityFactory,
+  defaultTolerationSecondsFactory,
+  runtimeClassFactory,
+  podNodeSelectorFactory,
+  podTolerationRestrictionFactory,
+  extendedResourceTolerationFactory,
+  alwaysPullImagesFactory,
+  namespaceAutoProvisionFactory,
+  namespaceExistsFactory,
+  alwaysDenyFactory,
+  limitRangerFactory,
+  resourceQuotaFactory,
+];
 
 /** The names this server runs (plugin-names.ts refuses to enable any other). */
 export const BUILT_PLUGIN_NAMES: readonly string[] = PLUGIN_FACTORIES.map((f) => f.name);

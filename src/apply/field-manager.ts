@@ -234,6 +234,13 @@ export class FieldManager {
     return parseGvk(apiVersion, kind);
   }
 
+  /**
+   * Apply schemas of kinds served after start (custom resources), given
+   * ObjectMeta's type; asked only for kinds without a declared schema, so
+   * built-in kinds never reach it. Not cached here: a definition may change.
+   */
+  customType: ((gvk: Gvk, objectMeta: SchemaType) => SchemaType | undefined) | undefined;
+
   #type(gvk: Gvk): SchemaType {
     const k = `${gvk.group}/${gvk.version}/${gvk.kind}`;
     let t = this.#types.get(k);
@@ -245,7 +252,12 @@ export class FieldManager {
       } catch {
         name = undefined;
       }
-      t = name !== undefined ? schemaFromDsl(set, name) : unstructuredObject(set.get(OBJECT_META) !== undefined ? schemaFromDsl(set, OBJECT_META) : DEDUCED);
+      const objectMeta = (): SchemaType => (set.get(OBJECT_META) !== undefined ? schemaFromDsl(set, OBJECT_META) : DEDUCED);
+      if (name === undefined) {
+        const custom = this.customType?.(gvk, objectMeta());
+        if (custom !== undefined) return custom;
+      }
+      t = name !== undefined ? schemaFromDsl(set, name) : unstructuredObject(objectMeta());
       this.#types.set(k, t);
     }
     return t;

@@ -19,6 +19,8 @@ import { mediaType } from './body.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
 import { decodeApplyBodyChecked } from '../apply/apply-body.ts';
 import { getScale, updateScale } from './scale.ts';
+import { customResourceOf } from '../apiextensions/hooks.ts';
+import { getCustomScale, updateCustomScale } from '../apiextensions/scale.ts';
 import { names } from '../naming/index.ts';
 import { decodePatchedObject, duplicateFields, parseFieldValidation, TypedDecodeError, TypedDecoders, type DecodeTarget, type KindDecoder } from '../typed/index.ts';
 import { pushAll } from '../api/push-all.ts';
@@ -39,15 +41,36 @@ export class PatchSchemas {
     for (const name of schemas.set.names()) if (schemas.set.get(name)?.gvk !== undefined) kinds.push(name);
     this.#decoders.compileAll(kinds);
   }
+  /**
+   * Decoders of kinds served after start (custom resources): asked only for
+   * kinds the start-up schemas do not declare, so built-in kinds never reach it.
+   */
+  custom: ((group: string, version: string, kind: string) => KindDecoder | undefined) | undefined;
+
   /** The typed decoder of a kind. */
   decoderFor(group: string, version: string, kind: string): KindDecoder {
-    return this.#decoders.forSchema(this.#schemas.kindSchema({ group, version, kind }));
+    let name: string;
+    try {
+      name = this.#schemas.kindSchema({ group, version, kind });
+    } catch (err) {
+      const custom = this.custom?.(group, version, kind);
+      if (custom !== undefined) return custom;
+      throw err;
+    }
+    return this.#decoders.forSchema(name);
   }
-  /** The strategic-merge metadata of a kind; built-in kinds all have one. */
+  /** The strategic-merge metadata of a kind; built-in kinds all have one, custom resources none (415, as the original). */
   forKind(group: string, version: string, kind: string): SchemaLookup | undefined {
     const key = `${group}/${version}/${kind}`;
     if (!this.#cache.has(key)) {
-      this.#cache.set(key, schemaLookupFor(this.#schemas.set, this.#schemas.kindSchema({ group, version, kind })));
+      let name: string;
+      try {
+        name = this.#schemas.kindSchema({ group, version, kind });
+      } catch (err) {
+        if (this.custom?.(group, version, kind) !== undefined) return undefined;
+        throw err;
+      }
+      this.#cache.set(key, schemaLookupFor(this.#schemas.set, name));
     }
     return this.#cache.get(key);
   }
@@ -84,11 +107,12 @@ export async function servePatch(
     warnings = decodePatchedObject(patched, t, patchDuplicates);
   };
   if (info.subresource === 'scale') {
-    const scale = await getScale(store, rt, info.namespace, info.name, { kind: 'latest' });
+    const custom = customResourceOf(rt)?.scale;
+    const scale = custom === undefined ? await getScale(store, rt, info.namespace, info.name, { kind: 'latest' }) : await getCustomScale(store, rt, custom, info.namespace, info.name, { kind: 'latest' });
     const patched = applyPatch({ contentType, original: scale, patchBytes, schema: schemas.forKind('autoscaling', 'v1', 'Scale') }) as KObject;
     decodePatched(patched, target('autoscaling', 'v1', 'Scale'));
     pushAll(ctx.warnings, warnings);
-    const res = await updateScale(store, rt, info.namespace, info.name, patched, opts);
+    const res = custom === undefined ? await updateScale(store, rt, info.namespace, info.name, patched, opts) : await updateCustomScale(store, rt, custom, info.namespace, info.name, patched, opts);
     return { status: 200, body: new TextEncoder().encode(JSON.stringify(res)) };
   }
   const schema = schemas.forKind(rt.group, rt.version, rt.kind);

@@ -8,6 +8,7 @@ import type { RequestContext } from '../server/context.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { ListReply } from '../../shards/protocol.ts';
 import { negotiate, type Negotiated } from './negotiate.ts';
+import { customResourceOf } from '../apiextensions/hooks.ts';
 import { objectTable, partialObjectMetadata, partialObjectMetadataList, tableWatchEncoder, toTable, type JsonObject, type KindInfo } from './table/index.ts';
 import { listBodyParts, type ListMetadata } from './respond.ts';
 import { errors, type StatusError } from '../api/status.ts';
@@ -27,7 +28,7 @@ export interface RenderedParts {
 }
 
 function kindInfo(rt: ResourceType): KindInfo {
-  return { group: rt.group, version: rt.version, kind: rt.kind, resource: rt.resource };
+  return { group: rt.group, version: rt.version, kind: rt.kind, resource: rt.resource, printer: customResourceOf(rt)?.printer };
 }
 
 /**

@@ -11,7 +11,8 @@ import type { Filter } from '../../shards/protocol.ts';
 import { compileFilter } from '../watchcache/filter.ts';
 import { SelectorError } from '../selectors/index.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
-import { readBodyBytes, readJsonObject, readObject } from './body.ts';
+import { mediaType, readBodyBytes, readJsonObject, readObject } from './body.ts';
+import { isProtobufMediaType } from '../protobuf/index.ts';
 import { servePatch, type PatchSchemas } from './patch-handler.ts';
 import type { FieldManager } from '../apply/field-manager.ts';
 import { listEncodingFor, negotiateFor, renderList, renderObject, watchEncodingFor, type Rendered } from './representation.ts';
@@ -22,6 +23,8 @@ import { errors, StatusError } from '../api/status.ts';
 import { serveWatch, type WatchLimits } from './watch-handler.ts';
 import { checkDryRun, checkFieldManager, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from '../api/query-params.ts';
 import { getScale, updateScale } from './scale.ts';
+import { customResourceOf } from '../apiextensions/hooks.ts';
+import { getCustomScale, updateCustomScale } from '../apiextensions/scale.ts';
 import { podActionBodyKind, podActionFor, type PodAction } from '../registry/pod-actions/index.ts';
 import { checkFieldSelector, EVENTS_V1_FIELD_TO_CORE } from '../registry/selectable-fields.ts';
 import { parseFieldSelector } from '../selectors/index.ts';
@@ -169,6 +172,12 @@ const SCALE_GVK = { group: 'autoscaling', version: 'v1', kind: 'Scale' } as cons
 
 /** What a POST or PUT body decodes into: the kind served at the URL, under the request's `fieldValidation`. */
 function decodeTarget(ctx: RequestContext, deps: ResourceHandlerDeps, options: WriteOptionsKind, gvk: { group: string; version: string; kind: string }): DecodeTarget {
+  // Custom resources have no Protobuf form: a Protobuf body is 415, as the original answers (looked up only for Protobuf bodies).
+  const contentType = ctx.req.header('content-type');
+  if (contentType !== undefined && contentType.includes('protobuf') && 'resource' in gvk && customResourceOf(gvk as ResourceType) !== undefined) {
+    const type = mediaType(contentType);
+    if (isProtobufMediaType(type)) throw errors.unsupportedMediaType(type, ['application/json', 'application/yaml']);
+  }
   return {
     kind: gvk.kind,
     version: gvk.version,
@@ -263,6 +272,12 @@ async function serveSubresource(ctx: RequestContext, deps: ResourceHandlerDeps, 
     return serveAction(ctx, deps, action, rt, info);
   }
   if (sub.name === 'scale') {
+    const custom = customResourceOf(rt)?.scale;
+    if (custom !== undefined) {
+      if (info.verb === 'get') return writeJson200(ctx, await getCustomScale(store, rt, custom, info.namespace, info.name, planGet(ctx.req.query)));
+      if (info.verb === 'update') return writeJson200(ctx, await updateCustomScale(store, rt, custom, info.namespace, info.name, await readObject(ctx, decodeTarget(ctx, deps, 'UpdateOptions', SCALE_GVK)), writeOptions(ctx)));
+      throw errors.methodNotAllowed(info.verb);
+    }
     if (info.verb === 'get') return writeJson200(ctx, await getScale(store, rt, info.namespace, info.name, planGet(ctx.req.query)));
     if (info.verb === 'update') return writeJson200(ctx, await updateScale(store, rt, info.namespace, info.name, await readObject(ctx, decodeTarget(ctx, deps, 'UpdateOptions', SCALE_GVK)), writeOptions(ctx)));
     throw errors.methodNotAllowed(info.verb);

@@ -84,6 +84,23 @@ function convertFrames(rt: ResourceType, frames: Uint8Array): Uint8Array {
   return encoder.encode(out.join('\n') + '\n');
 }
 
+/** convertFrames for a conversion that calls out: the batch's objects converted in one call. */
+async function convertFramesMany(rt: ResourceType, frames: Uint8Array, many: (objs: KObject[]) => Promise<KObject[]>): Promise<Uint8Array> {
+  const events = Buffer.from(frames.buffer, frames.byteOffset, frames.byteLength)
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((line) => parseStoredJson<{ type: string; object: KObject }>(line, 'a watch event'));
+  const objects = events.filter((ev) => ev.type !== 'BOOKMARK' && ev.type !== 'ERROR');
+  const converted = objects.length === 0 ? [] : await many(objects.map((ev) => ev.object));
+  let i = 0;
+  for (const ev of events) {
+    if (ev.type === 'BOOKMARK') ev.object = { ...ev.object, apiVersion: rt.apiVersion, kind: rt.kind };
+    else if (ev.type !== 'ERROR') ev.object = converted[i++]!;
+  }
+  return encoder.encode(events.map((ev) => JSON.stringify(ev)).join('\n') + '\n');
+}
+
 function shardErrorToStatus(rt: ResourceType, e: ShardError): StatusError {
   const mapped = statusFromShardError(new ShardCallError(e), rt, '');
   if (mapped instanceof StatusError) {
@@ -199,11 +216,31 @@ export async function serveWatch(
     // A graceful shutdown ends the watch as its timeout would: after the last whole frame.
     const unregister = limits.drain?.registerLongRunning(() => finish());
     res.onClose(() => finish());
+    const convertMany = rt.conversion?.fromStorageMany;
+    let pendingConversion: Promise<void> = Promise.resolve();
     handle = router.watch(
       { resource: rt.storageResource, start, filter, encoding: encoding.shard, bookmarks, initialEventsEnd },
       {
         onFrames: (frames) => {
           if (done) return;
+          if (convertMany !== undefined) {
+            // Conversion that calls out (a conversion webhook): in order, one batch after another.
+            pendingConversion = pendingConversion.then(async () => {
+              let served: Uint8Array;
+              try {
+                served = await convertFramesMany(rt, frames, convertMany);
+              } catch (err) {
+                if (done) return;
+                failure = err;
+                endWithError(internalServerError());
+                return;
+              }
+              if (done) return;
+              sendHeader();
+              res.write(transform === undefined ? served : transform(served));
+            });
+            return;
+          }
           try {
             sendHeader();
             const served = rt.conversion === undefined ? frames : convertFrames(rt, frames);
@@ -236,8 +273,10 @@ export async function serveWatch(
         // As the original: the stream is already 200, so the end is an ERROR event (410 Gone, ...).
         onEnd: (e) => {
           const status = shardErrorToStatus(rt, e);
-          if (status.code === 500) failure = status;
-          endWithError(status);
+          void pendingConversion.then(() => {
+            if (status.code === 500) failure = status;
+            endWithError(status);
+          });
         },
       },
     );

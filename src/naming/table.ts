@@ -93,6 +93,28 @@ export interface NamingTable {
   };
   /** Resource names in this namespace are native (not extended) resources. */
   readonly nativeResourcePrefix: string;
+  /** Names the storage, ingress, node and event admission plugins read or write (src/admission/plugins/). */
+  readonly admissionNames: {
+    /** StorageObjectInUseProtection's finalizers. */
+    readonly pvcProtectionFinalizer: string;
+    readonly pvProtectionFinalizer: string;
+    /** IngressClass default markers (ours and the original's). */
+    readonly defaultIngressClass: readonly string[];
+    /** The legacy Ingress class annotation (ours and the original's). */
+    readonly ingressClass: readonly string[];
+    /** NodeRestriction: label domains (and their subdomains) no node may set (`node-restriction.<domain>`). */
+    readonly nodeRestrictionLabelDomains: readonly string[];
+    /** NodeRestriction: the product's label domains (and subdomains); a node may set only its agent's labels in them. */
+    readonly reservedLabelDomains: readonly string[];
+    /** NodeRestriction: the node agent's own labels under the reserved domains. */
+    readonly nodeAgentLabels: readonly string[];
+    /** NodeRestriction: domains (and subdomains) under which a node may set any label. */
+    readonly nodeAgentLabelDomains: readonly string[];
+    /** Groups of the admission configuration file's `AdmissionConfiguration` (ours and the original's). */
+    readonly admissionConfigGroups: readonly string[];
+    /** Groups of the EventRateLimit `Configuration` (ours and the original's). */
+    readonly eventRateLimitConfigGroups: readonly string[];
+  };
   /** Pod Security admission (the original's k8s.io/pod-security-admission). */
   readonly podSecurity: {
     /** Prefix of the namespace labels (`<prefix>enforce`, `<prefix>warn-version`...) and of its audit annotations (`<prefix>audit-violations`). */
@@ -120,9 +142,45 @@ export interface NamingTable {
     readonly podNameExtra: string;
     readonly podUidExtra: string;
   };
+  /** Names the pod admission plugins read or write (the original's plugin/pkg/admission). */
+  readonly podAdmission: {
+    /** ServiceAccount annotation: `true` limits a pod's secrets to the account's (`<domain>/enforce-mountable-secrets`). */
+    readonly enforceMountableSecrets: string;
+    /** Where the ServiceAccount plugin mounts the token volume in every container. */
+    readonly tokenMountPath: string;
+    /** Prefix of the projected token volume's name (`<prefix>-<5 random>`). */
+    readonly tokenVolumePrefix: string;
+    /** The node-condition taints (TaintNodesByCondition, DefaultTolerationSeconds). */
+    readonly notReadyTaint: string;
+    readonly unreachableTaint: string;
+    readonly memoryPressureTaint: string;
+    /** PodNodeSelector's namespace annotation. */
+    readonly nodeSelectorAnnotation: string;
+    /** PodTolerationRestriction's namespace annotations. */
+    readonly defaultTolerationsAnnotation: string;
+    readonly tolerationsWhitelistAnnotation: string;
+  };
 }
 
 const KUBE_DOMAIN = 'kubernetes.io';
+const ORCH_DOMAIN = 'orch.io';
+
+/** The node agent's own labels in one domain (the original's kubelet/pkg/apis well_known_labels.go). */
+function nodeAgentLabels(d: string): string[] {
+  return [
+    `${d}/hostname`,
+    `topology.${d}/zone`,
+    `topology.${d}/region`,
+    `failure-domain.beta.${d}/zone`,
+    `failure-domain.beta.${d}/region`,
+    `beta.${d}/instance-type`,
+    `node.${d}/instance-type`,
+    `${d}/os`,
+    `${d}/arch`,
+    `beta.${d}/os`,
+    `beta.${d}/arch`,
+  ];
+}
 
 const ORCH: NamingTable = {
   flavor: 'orch',
@@ -193,6 +251,19 @@ const ORCH: NamingTable = {
     configGroups: ['pod-security.admission.config.orch.io', 'pod-security.admission.config.k8s.io'],
   },
   nativeResourcePrefix: 'orch.io/',
+  admissionNames: {
+    pvcProtectionFinalizer: 'orch.io/pvc-protection',
+    pvProtectionFinalizer: 'orch.io/pv-protection',
+    defaultIngressClass: ['ingressclass.orch.io/is-default-class', `ingressclass.${KUBE_DOMAIN}/is-default-class`],
+    ingressClass: ['orch.io/ingress.class', `${KUBE_DOMAIN}/ingress.class`],
+    // The original's spellings too: a node must not set them here either.
+    nodeRestrictionLabelDomains: ['node-restriction.orch.io', `node-restriction.${KUBE_DOMAIN}`],
+    reservedLabelDomains: ['orch.io', KUBE_DOMAIN, 'k8s.io'],
+    nodeAgentLabels: [...nodeAgentLabels('orch.io'), ...nodeAgentLabels(KUBE_DOMAIN)],
+    nodeAgentLabelDomains: ['kubelet.orch.io', 'node.orch.io', `kubelet.${KUBE_DOMAIN}`, `node.${KUBE_DOMAIN}`],
+    admissionConfigGroups: ['apiserver.config.orch.io', 'apiserver.config.k8s.io'],
+    eventRateLimitConfigGroups: ['eventratelimit.admission.orch.io', 'eventratelimit.admission.k8s.io'],
+  },
   serviceAccountTokens: {
     defaultIssuer: 'https://orch.default.svc.cluster.local',
     legacyIssuer: 'orch/serviceaccount',
@@ -200,6 +271,17 @@ const ORCH: NamingTable = {
     privateClaim: 'orch.io',
     podNameExtra: 'authentication.orch.io/pod-name',
     podUidExtra: 'authentication.orch.io/pod-uid',
+  },
+  podAdmission: {
+    enforceMountableSecrets: `${ORCH_DOMAIN}/enforce-mountable-secrets`,
+    tokenMountPath: `/var/run/secrets/${ORCH_DOMAIN}/serviceaccount`,
+    tokenVolumePrefix: 'orch-api-access',
+    notReadyTaint: `node.${ORCH_DOMAIN}/not-ready`,
+    unreachableTaint: `node.${ORCH_DOMAIN}/unreachable`,
+    memoryPressureTaint: `node.${ORCH_DOMAIN}/memory-pressure`,
+    nodeSelectorAnnotation: `scheduler.alpha.${ORCH_DOMAIN}/node-selector`,
+    defaultTolerationsAnnotation: `scheduler.alpha.${ORCH_DOMAIN}/defaultTolerations`,
+    tolerationsWhitelistAnnotation: `scheduler.alpha.${ORCH_DOMAIN}/tolerationsWhitelist`,
   },
 };
 
@@ -265,6 +347,18 @@ const KUBERNETES: NamingTable = {
     configGroups: ['pod-security.admission.config.k8s.io'],
   },
   nativeResourcePrefix: `${KUBE_DOMAIN}/`,
+  admissionNames: {
+    pvcProtectionFinalizer: `${KUBE_DOMAIN}/pvc-protection`,
+    pvProtectionFinalizer: `${KUBE_DOMAIN}/pv-protection`,
+    defaultIngressClass: [`ingressclass.${KUBE_DOMAIN}/is-default-class`],
+    ingressClass: [`${KUBE_DOMAIN}/ingress.class`],
+    nodeRestrictionLabelDomains: [`node-restriction.${KUBE_DOMAIN}`],
+    reservedLabelDomains: [KUBE_DOMAIN, 'k8s.io'],
+    nodeAgentLabels: nodeAgentLabels(KUBE_DOMAIN),
+    nodeAgentLabelDomains: [`kubelet.${KUBE_DOMAIN}`, `node.${KUBE_DOMAIN}`],
+    admissionConfigGroups: ['apiserver.config.k8s.io'],
+    eventRateLimitConfigGroups: ['eventratelimit.admission.k8s.io'],
+  },
   serviceAccountTokens: {
     defaultIssuer: 'https://kubernetes.default.svc.cluster.local',
     legacyIssuer: 'kubernetes/serviceaccount',
@@ -272,6 +366,17 @@ const KUBERNETES: NamingTable = {
     privateClaim: KUBE_DOMAIN,
     podNameExtra: `authentication.${KUBE_DOMAIN}/pod-name`,
     podUidExtra: `authentication.${KUBE_DOMAIN}/pod-uid`,
+  },
+  podAdmission: {
+    enforceMountableSecrets: `${KUBE_DOMAIN}/enforce-mountable-secrets`,
+    tokenMountPath: `/var/run/secrets/${KUBE_DOMAIN}/serviceaccount`,
+    tokenVolumePrefix: 'kube-api-access',
+    notReadyTaint: `node.${KUBE_DOMAIN}/not-ready`,
+    unreachableTaint: `node.${KUBE_DOMAIN}/unreachable`,
+    memoryPressureTaint: `node.${KUBE_DOMAIN}/memory-pressure`,
+    nodeSelectorAnnotation: `scheduler.alpha.${KUBE_DOMAIN}/node-selector`,
+    defaultTolerationsAnnotation: `scheduler.alpha.${KUBE_DOMAIN}/defaultTolerations`,
+    tolerationsWhitelistAnnotation: `scheduler.alpha.${KUBE_DOMAIN}/tolerationsWhitelist`,
   },
 };
 

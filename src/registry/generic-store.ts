@@ -93,6 +93,27 @@ function storedBytes(rt: ResourceType, obj: KObject): Uint8Array {
   return serializeForStorage(rt.conversion === undefined ? obj : rt.conversion.toStorage(obj));
 }
 
+/*
+ * The same three for conversions that call out (toStorageMany/fromStorageMany):
+ * awaited only for such types, so every other type keeps the synchronous path.
+ */
+async function storedBytesAsync(rt: ResourceType, obj: KObject): Promise<Uint8Array> {
+  const many = rt.conversion?.toStorageMany;
+  return many === undefined ? storedBytes(rt, obj) : serializeForStorage((await many([obj]))[0]!);
+}
+
+async function servedBytesAsync(rt: ResourceType, bytes: Uint8Array): Promise<Uint8Array> {
+  const many = rt.conversion?.fromStorageMany;
+  return many === undefined ? servedBytes(rt, bytes) : textEncoder.encode(JSON.stringify((await many([parseObject(bytes)]))[0]));
+}
+
+async function servedItemsAsync(rt: ResourceType, items: Uint8Array, count: number): Promise<Uint8Array> {
+  const many = rt.conversion?.fromStorageMany;
+  if (many === undefined || count === 0) return servedItems(rt, items, count);
+  const parsed = JSON.parse(`[${Buffer.from(items.buffer, items.byteOffset, items.byteLength).toString('utf8')}]`) as KObject[];
+  return textEncoder.encode(JSON.stringify(await many(parsed)).slice(1, -1));
+}
+
 export function parseObject(bytes: Uint8Array): KObject {
   return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as KObject;
 }
@@ -189,7 +210,7 @@ export class GenericStore {
   async get(rt: ResourceType, namespace: string, name: string, read: ReadMode): Promise<ObjectBytes> {
     const res = await this.#call(rt, name, this.#router.get(rt.storageResource, objectKey(rt, namespace, name), read));
     if (res.object === null) throw errors.notFound(rt.group, rt.resource, name);
-    return rt.conversion === undefined ? res.object : { json: servedBytes(rt, res.object.json), revision: res.object.revision };
+    return rt.conversion === undefined ? res.object : { json: (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, res.object.json) : await servedBytesAsync(rt, res.object.json)), revision: res.object.revision };
   }
 
   /** Reads and parses one object, or null when absent. */
@@ -197,7 +218,7 @@ export class GenericStore {
     const res = await this.#call(rt, name, this.#router.get(rt.storageResource, objectKey(rt, namespace, name), read));
     if (res.object === null) return null;
     const obj = parseObject(res.object.json);
-    const served = rt.conversion === undefined ? obj : rt.conversion.fromStorage(obj);
+    const served = rt.conversion?.fromStorageMany !== undefined ? (await rt.conversion.fromStorageMany([obj]))[0]! : rt.conversion === undefined ? obj : rt.conversion.fromStorage(obj);
     return res.object.stale === true ? { obj: served, revision: res.object.revision, stale: true } : { obj: served, revision: res.object.revision };
   }
 
@@ -209,7 +230,7 @@ export class GenericStore {
     page: { startKey?: string | undefined; limit?: number | undefined; encoding?: ListEncoding | undefined; remainingFromStart?: number | undefined },
   ): Promise<ListReply> {
     const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, page));
-    return rt.conversion === undefined ? reply : { ...reply, items: servedItems(rt, reply.items, reply.count) };
+    return rt.conversion === undefined ? reply : { ...reply, items: await servedItemsAsync(rt, reply.items, reply.count) };
   }
 
   // ---- create ----
@@ -268,9 +289,9 @@ export class GenericStore {
         return { status: 201, body: serializeForStorage(obj) };
       }
       try {
-        const created = await this.#router.create(rt.storageResource, objectKey(rt, namespace, name), storedBytes(rt, obj));
+        const created = await this.#router.create(rt.storageResource, objectKey(rt, namespace, name), (rt.conversion?.toStorageMany === undefined ? storedBytes(rt, obj) : await storedBytesAsync(rt, obj)));
         onStored();
-        return { status: 201, body: servedBytes(rt, created.json) };
+        return { status: 201, body: (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, created.json) : await servedBytesAsync(rt, created.json)) };
       } catch (err) {
         // A generated name may collide: draw another, as the original retries.
         if (generate && err instanceof ShardCallError && err.error.code === 'AlreadyExists' && attempt < MAX_GENERATE_NAME_ATTEMPTS) {
@@ -360,11 +381,11 @@ export class GenericStore {
         if (finalize) {
           const deleted = await this.#router.delete(rt.storageResource, key, cur!.revision);
           await this.#afterDelete(rt, old, ctx);
-          return { status: 200, body: servedBytes(rt, deleted.json) };
+          return { status: 200, body: (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, deleted.json) : await servedBytesAsync(rt, deleted.json)) };
         }
-        const updated = await this.#router.update(rt.storageResource, key, storedBytes(rt, obj), cur!.revision);
+        const updated = await this.#router.update(rt.storageResource, key, (rt.conversion?.toStorageMany === undefined ? storedBytes(rt, obj) : await storedBytesAsync(rt, obj)), cur!.revision);
         stored = true;
-        return { status: 200, body: servedBytes(rt, updated.json) };
+        return { status: 200, body: (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, updated.json) : await servedBytesAsync(rt, updated.json)) };
       } catch (err) {
         if (err instanceof ShardCallError && (err.error.code === 'Conflict' || err.error.code === 'NotFound') && attempt < 16) {
           read = { kind: 'latest' };
@@ -442,6 +463,7 @@ export class GenericStore {
       // policy's), namespace spec finalizers, or a grace period (pods).
       const next = cloneJson(obj);
       applyPropagation(next, opts);
+      rt.strategy.beforeDelete?.(next, ctx);
       const grace = rt.strategy.gracePeriod?.(next, opts.gracePeriodSeconds) ?? 0;
       const waits = pendingFinalizers(rt, next) > 0 || grace > 0;
       if (waits) {
@@ -458,9 +480,9 @@ export class GenericStore {
         if (opts.dryRun) return { status: 200, body: serializeForStorage(next) };
         if (sameObject(next, obj)) return { status: 200, body: (await this.get(rt, namespace, name, { kind: 'any' })).json };
         try {
-          const updated = await this.#router.update(rt.storageResource, objectKey(rt, namespace, name), storedBytes(rt, next), cur.revision);
+          const updated = await this.#router.update(rt.storageResource, objectKey(rt, namespace, name), (rt.conversion?.toStorageMany === undefined ? storedBytes(rt, next) : await storedBytesAsync(rt, next)), cur.revision);
           const status = opts.propagationPolicy === 'Foreground' || opts.orphanDependents === false ? 202 : 200;
-          return { status, body: servedBytes(rt, updated.json) };
+          return { status, body: (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, updated.json) : await servedBytesAsync(rt, updated.json)) };
         } catch (err) {
           if (err instanceof ShardCallError && err.error.code === 'Conflict' && attempt < 16) {
             read = { kind: 'latest' };
@@ -473,7 +495,7 @@ export class GenericStore {
       try {
         const deleted = await this.#router.delete(rt.storageResource, objectKey(rt, namespace, name), cur.revision);
         await this.#afterDelete(rt, obj, ctx);
-        return { status: 200, body: rt.strategy.returnDeletedObject ? servedBytes(rt, deleted.json) : successStatus(rt, obj) };
+        return { status: 200, body: rt.strategy.returnDeletedObject ? (rt.conversion?.fromStorageMany === undefined ? servedBytes(rt, deleted.json) : await servedBytesAsync(rt, deleted.json)) : successStatus(rt, obj) };
       } catch (err) {
         if (err instanceof ShardCallError && err.error.code === 'Conflict' && attempt < 16) {
           read = { kind: 'latest' };

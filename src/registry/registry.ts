@@ -65,6 +65,35 @@ export class ResourceRegistry {
     }
   }
 
+  /**
+   * Serves one more type from now on (a custom resource, when its definition
+   * is established); replaces a type already served at the same URL. Only
+   * the serving thread's own CRD watch calls this, between requests.
+   */
+  addType(rt: ResourceType): void {
+    const key = gvrKey(rt.group, rt.version, rt.resource);
+    const old = this.#byGVR.get(key);
+    this.#byGVR.set(key, rt);
+    const at = old === undefined ? -1 : this.#types.indexOf(old);
+    if (at >= 0) this.#types[at] = rt;
+    else this.#types.push(rt);
+  }
+
+  /** Stops serving a type added by addType. */
+  removeType(group: string, version: string, resource: string): void {
+    const key = gvrKey(group, version, resource);
+    const old = this.#byGVR.get(key);
+    if (old === undefined) return;
+    this.#byGVR.delete(key);
+    const at = this.#types.indexOf(old);
+    if (at >= 0) this.#types.splice(at, 1);
+  }
+
+  /** The watch cache size of a type, as the flags size it. */
+  cacheSizeOf(rt: ResourceType): number {
+    return this.#cacheSize(rt);
+  }
+
   get types(): readonly ResourceType[] {
     return this.#types;
   }

@@ -27,6 +27,12 @@ export interface SubresourceType {
 export interface Conversion {
   toStorage(obj: KObject): KObject;
   fromStorage(obj: KObject): KObject;
+  /**
+   * Conversions that call out (a custom resource's conversion webhook),
+   * batched: when set, the store and the watch use these instead.
+   */
+  toStorageMany?(objs: KObject[]): Promise<KObject[]>;
+  fromStorageMany?(objs: KObject[]): Promise<KObject[]>;
 }
 
 /** The part of a resource type a catalog file writes. */

@@ -38,6 +38,12 @@ export interface Strategy {
   validateUpdate?(obj: KObject, old: KObject, ctx: StrategyContext): FieldError[];
   /** Fields of a delete: graceful deletion (pods) returns a grace period to set instead of deleting now. */
   gracePeriod?(obj: KObject, requested: number | undefined): number;
+  /**
+   * Changes made on the first DELETE before deciding whether it waits: a type
+   * that must clean up first adds its finalizer here (custom resource
+   * definitions wait until their instances are gone).
+   */
+  beforeDelete?(obj: KObject, ctx: StrategyContext): void;
   /** Changes made when a deletion has to wait (namespaces turn Terminating). */
   prepareForDelete?(obj: KObject, ctx: StrategyContext): void;
   /** DELETE answers the deleted object rather than a Success Status (pods, namespaces, ...). */

@@ -60,6 +60,7 @@ function fileProblems(o: ServerOptions): string[] {
   check('tls-private-key-file', o.tlsPrivateKeyFile);
   check('client-ca-file', o.clientCaFile);
   check('token-auth-file', o.tokenAuthFile);
+  check('admission-control-config-file', o.admissionControlConfigFile);
   check('authorization-policy-file', o.authorizationPolicyFile);
   check('authorization-webhook-config-file', o.authorizationWebhookConfigFile);
   check('service-account-signing-key-file', o.serviceAccountSigningKeyFile);

@@ -92,6 +92,10 @@ export interface ServerOptions {
   runtimeConfig: Map<string, boolean>;
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
+  /** `--default-not-ready-toleration-seconds` (DefaultTolerationSeconds; default 300). */
+  defaultNotReadyTolerationSeconds: number;
+  /** `--default-unreachable-toleration-seconds` (DefaultTolerationSeconds; default 300). */
+  defaultUnreachableTolerationSeconds: number;
   /** `--admission-control-config-file`: the AdmissionConfiguration file (per-plugin configuration). */
   admissionControlConfigFile: string | undefined;
   logLevel: string;
@@ -326,6 +330,14 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   },
   'enable-admission-plugins': { set: (o, v) => (o.enableAdmissionPlugins = list(v)), help: 'admission plugins to enable besides the defaults' },
   'disable-admission-plugins': { set: (o, v) => (o.disableAdmissionPlugins = list(v)), help: 'admission plugins to disable' },
+  'default-not-ready-toleration-seconds': {
+    set: (o, v) => (o.defaultNotReadyTolerationSeconds = int('default-not-ready-toleration-seconds', -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)(v)),
+    help: 'tolerationSeconds of the not-ready:NoExecute toleration added to pods without one (default 300)',
+  },
+  'default-unreachable-toleration-seconds': {
+    set: (o, v) => (o.defaultUnreachableTolerationSeconds = int('default-unreachable-toleration-seconds', -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)(v)),
+    help: 'tolerationSeconds of the unreachable:NoExecute toleration added to pods without one (default 300)',
+  },
   'admission-control-config-file': { set: (o, v) => (o.admissionControlConfigFile = v), help: 'file with admission control configuration (AdmissionConfiguration: per-plugin configuration)' },
   'log-level': { set: (o, v) => (o.logLevel = v), help: 'trace, debug, info, warn, error' },
   'watch-cache-retention': { set: (o, v) => (o.watchCacheRetentionMs = parseDuration(v)), help: 'how long watch caches keep events (default 5m0s)' },
@@ -462,6 +474,8 @@ export function defaultOptions(): ServerOptions {
     runtimeConfig: new Map(),
     enableAdmissionPlugins: [],
     disableAdmissionPlugins: [],
+    defaultNotReadyTolerationSeconds: 300,
+    defaultUnreachableTolerationSeconds: 300,
     admissionControlConfigFile: undefined,
     logLevel: 'info',
     tlsSanHosts: [],

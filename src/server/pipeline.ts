@@ -45,6 +45,8 @@ import type { InflightCounts } from './filters/with-max-inflight.ts';
 import type { ShardAccess } from '../../shards/shard-access.ts';
 import { Counter } from 'prom-client';
 import { RequestDrain, ShutdownSignals } from './lifecycle.ts';
+import { crdResourceTypes } from '../apiextensions/crd-types.ts';
+import { installCustomResources } from '../apiextensions/install.ts';
 
 /**
  * The review resources answer through this thread's authenticators and
@@ -59,7 +61,7 @@ export interface ReviewSlots {
 /** The resource types of this server, as the options enable and size them (the same in every thread). */
 export function buildRegistry(opts: ServerOptions): { registry: ResourceRegistry; reviews: ReviewSlots } {
   const reviews: ReviewSlots = { tokenReviews: new TokenReviewSlot(), reviewer: new AccessReviewer() };
-  const registry = new ResourceRegistry([...bindAccessReviews(builtinResourceTypes, reviews.reviewer), ...tokenReviewTypes(reviews.tokenReviews)], {
+  const registry = new ResourceRegistry([...bindAccessReviews(builtinResourceTypes, reviews.reviewer), ...tokenReviewTypes(reviews.tokenReviews), ...crdResourceTypes], {
     defaultWatchCacheSize: opts.defaultWatchCacheSize,
     watchCacheSizes: opts.watchCacheSizes,
     isEnabled: (group, version) => runtimeEnabled(opts.runtimeConfig, group, version),
@@ -128,7 +130,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
   };
   try {
     // Admission and the generic store.
-    const generic: { store?: GenericStore; authorizer?: Authorizer } = {};
+    const generic: { store?: GenericStore; authorizer?: Authorizer; metrics?: ApiserverMetrics } = {};
     const lookup = new WatchCacheLookup(registry, () => generic.store!);
     cleanups.push(() => lookup.close());
     const admission = await buildAdmissionChain({
@@ -138,9 +140,11 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       lookup,
       store: () => generic.store!,
       authorizer: () => generic.authorizer!,
+      metrics: () => generic.metrics,
       onClose: (c) => cleanups.push(c),
     });
-    const openapi = buildOpenApi(registry);
+    let openapi = buildOpenApi(registry);
+    let staleOpenApi: (() => typeof openapi) | undefined;
     const fieldManager = new FieldManager(openapi.schemas);
     const store = new GenericStore(router, admission, undefined, {
       update: (req) => fieldManager.update(req),
@@ -163,7 +167,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     // Documents and codecs built once per thread, from the same inputs in every thread.
     preloadProtobuf();
     const externalAddress = `${opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress}:${opts.securePort}`;
-    const discovery = buildDiscovery(registry, externalAddress);
+    let discovery = buildDiscovery(registry, externalAddress);
     // Service-account tokens: keys, issuers, TokenRequest and issuer discovery (authn/service-account).
     const serviceAccounts = await startServiceAccountTokens(opts, inp.serviceAccountKeys, externalAddress, logger);
 
@@ -181,6 +185,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
     });
     const metrics = createMetrics({ defaultMetrics: inp.defaultMetrics ?? true });
+    generic.metrics = metrics;
     router.observe = (op, resource, seconds) => metrics.observeStorageRequest(op, resource, seconds);
     const threadRequests = new Counter({
       name: 'apiserver_frontend_thread_requests_total',
@@ -213,10 +218,25 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     inp.reviews.reviewer.bind(authz.authorizer, authz.rules);
 
     // Endpoints and the chain.
+    const patchSchemas = new PatchSchemas(openapi.schemas);
+    // Custom resources (src/apiextensions): this thread serves every established definition; discovery and OpenAPI follow.
+    const customResources = await installCustomResources({
+      registry,
+      router,
+      patchSchemas,
+      fieldManager,
+      rebuild: (buildOpenApiDocs) => {
+        discovery = buildDiscovery(registry, externalAddress);
+        // Rendered on the next OpenAPI request, not now: a burst of definitions must not stall the thread each time.
+        staleOpenApi = buildOpenApiDocs;
+      },
+      onError: (err, what) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, what),
+    });
+    cleanups.push(() => customResources.close());
     const resources = createResourceHandler({
       registry,
       store,
-      patchSchemas: new PatchSchemas(openapi.schemas),
+      patchSchemas,
       fieldManager,
       continueTokens: new ContinueTokens(Buffer.from(inp.continueKey), opts.continueTokenLifetimeMs),
       watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes, drain, maxBytesPerSec: opts.maxConnectionBytesPerSec },
@@ -225,7 +245,12 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     const processMetrics = inp.processMetrics;
     const routes = createRoutes({
       resources,
-      discovery,
+      // Read per request: custom resource definitions replace the documents.
+      discovery: {
+        get byPath() {
+          return discovery.byPath;
+        },
+      },
       health: { isHealthPath, handle: healthHandle },
       metrics: async (ctx: RequestContext) => {
         // Gauges read at scrape time: shard queues and watch counts live in the router.
@@ -237,7 +262,13 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
         ctx.res.writeHead(200, { 'content-type': metrics.registry.contentType });
         ctx.res.end(text);
       },
-      openapi: (req) => openApiResponse(openapi, req),
+      openapi: (req) => {
+        if (staleOpenApi !== undefined) {
+          openapi = staleOpenApi();
+          staleOpenApi = undefined;
+        }
+        return openApiResponse(openapi, req);
+      },
       documents: serviceAccounts.documents,
     });
     const chain = buildHandlerChain({

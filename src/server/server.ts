@@ -23,6 +23,9 @@ import { ShardRouter } from '../../shards/router.ts';
 import type { ShardStoreConfig, StoreConfig } from '../storage/config.ts';
 import { readEncryptionConfig } from '../storage/encryption/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
+import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.ts';
+import { CrdController } from '../apiextensions/controller.ts';
+import { ResourceQuotaController } from '../controllers/resource-quota-controller.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.ts';
 import { reconcileDefaultPolicy } from '../authz/rbac/reconcile.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
@@ -184,6 +187,19 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const nsController = new NamespaceController(genericStore, registry, logger);
     nsController.start();
     cleanups.push(() => nsController.stop());
+    const saController = new ServiceAccountsController(genericStore, registry, logger);
+    saController.start();
+    cleanups.push(() => saController.stop());
+    // Custom resource definitions: names, Established, and deletion of their instances (src/apiextensions).
+    const crdController = new CrdController(genericStore, registry, logger);
+    cleanups.push(() => crdController.close());
+    await crdController.start();
+    // Quota status (hard from spec, used recounted from the objects) that ResourceQuota admission charges against.
+    if (registry.lookup('', 'v1', 'resourcequotas') !== undefined) {
+      const quotaController = new ResourceQuotaController(genericStore, registry, logger);
+      cleanups.push(() => quotaController.stop());
+      await quotaController.start();
+    }
     const services = registry.lookup('', 'v1', 'services');
     if (services !== undefined) {
       const allocation = await startServiceAllocation({

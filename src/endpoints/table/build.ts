@@ -88,7 +88,7 @@ function row(printer: Printer | undefined, o: JsonObject, clock: Clock, objectOf
  * resourceVersion, or use objectTable). Objects are in their served shape.
  */
 export function toTable(kindInfo: KindInfo, objects: readonly JsonObject[], listMeta: ListMeta, opts: TableOptions): Table {
-  const printer = printerFor(kindInfo.group, kindInfo.kind);
+  const printer = kindInfo.printer ?? printerFor(kindInfo.group, kindInfo.kind);
   const clock = new Clock(opts.now);
   const objectOf = rowObjectMaker(kindInfo, opts);
   const rows: TableRow[] = new Array<TableRow>(objects.length);

@@ -3,6 +3,7 @@
  * metav1.Table so JSON field order and presence match what it writes.
  */
 import type { IncludeObject, MetaGroup, MetaVersion } from '../negotiate.ts';
+import type { Printer } from './printer.ts';
 
 export type { IncludeObject, MetaGroup, MetaVersion };
 
@@ -71,6 +72,8 @@ export interface KindInfo {
   version: string;
   kind: string;
   resource: string;
+  /** A custom resource's columns (its definition's additionalPrinterColumns); else the kind's registered printer. */
+  printer?: Printer | undefined;
 }
 
 /** List metadata of the list being shown (spec 2.2); for one object, its resourceVersion. */

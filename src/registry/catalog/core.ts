@@ -15,7 +15,8 @@ import { replicationControllerStrategy } from '../strategies/replicationcontroll
 import { secretStrategy } from '../strategies/secrets.ts';
 import { serviceAccountStrategy } from '../strategies/serviceaccounts.ts';
 import { serviceStrategy } from '../strategies/services.ts';
-import { statusResetOnCreate } from '../strategies/util.ts';
+import { limitRangeStrategy } from '../strategies/limitranges.ts';
+import { resourceQuotaStrategy } from '../strategies/resourcequotas.ts';
 import { ALL, VERBS_WITHOUT_DELETECOLLECTION, binding, ephemeralContainers, eviction, finalize, scale, status, tokenRequest } from './subresources.ts';
 
 const v1 = { group: '', version: 'v1' } as const;
@@ -61,10 +62,10 @@ export const coreTypes: ResourceTypeDef[] = [
     ...v1, resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', singularName: 'persistentvolumeclaim', namespaced: true, shortNames: ['pvc'],
     subresources: [status('PersistentVolumeClaim')], strategy: persistentVolumeClaimStrategy,
   },
-  { ...v1, resource: 'limitranges', kind: 'LimitRange', singularName: 'limitrange', namespaced: true, shortNames: ['limits'], allowCreateOnUpdate: true },
+  { ...v1, resource: 'limitranges', kind: 'LimitRange', singularName: 'limitrange', namespaced: true, shortNames: ['limits'], allowCreateOnUpdate: true, strategy: limitRangeStrategy },
   {
     ...v1, resource: 'resourcequotas', kind: 'ResourceQuota', singularName: 'resourcequota', namespaced: true, shortNames: ['quota'],
-    subresources: [status('ResourceQuota')], strategy: statusResetOnCreate(),
+    subresources: [status('ResourceQuota')], strategy: resourceQuotaStrategy,
   },
   {
     ...v1, resource: 'replicationcontrollers', kind: 'ReplicationController', singularName: 'replicationcontroller', namespaced: true,

@@ -2,14 +2,17 @@
  * Mutating and validating webhook configurations (spec 2.10, v1): the v1
  * defaults (failurePolicy Fail, matchPolicy Equivalent, timeoutSeconds 10,
  * empty selectors, rule scope `*`, service port 443, reinvocationPolicy
- * Never) and the validation clients commonly hit: unique qualified names,
- * rules, sideEffects and admissionReviewVersions required, timeouts in
- * 1..30, exactly one of url or service.
+ * Never) and the original's validation: unique qualified names, rules
+ * (operations, groups, versions, resource wildcards), sideEffects and
+ * admissionReviewVersions required, timeouts in 1..30, exactly one of url
+ * (https, no user, query or fragment) or service (path by segment). On
+ * update, a rule the stored object already breaks is not enforced, as the
+ * original's validationOptions.
  */
 import type { KObject } from '../object.ts';
 import { fieldErrors, type FieldError, type Strategy } from '../strategy.ts';
 import { validateLabelSelector } from '../validation/label-selector.ts';
-import { isDNS1123Subdomain, isValidPortNum } from '../validation/names.ts';
+import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum } from '../validation/names.ts';
 import { arr, num, obj, setDefault, str, type JsonObject } from './util.ts';
 import { pushAll } from '../../api/push-all.ts';
 
@@ -18,6 +21,8 @@ const SCOPES = ['*', 'Cluster', 'Namespaced'];
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const MATCH_POLICIES = ['Equivalent', 'Exact'];
 const SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
+/** Every class the API knows (older objects may hold Unknown or Some). */
+const ALL_SIDE_EFFECTS = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
 const REVIEW_VERSIONS = ['v1', 'v1beta1'];
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
 const URL_FORM = '; desired format: https://host[/path]';
@@ -70,9 +75,42 @@ function validateRule(rule: JsonObject, path: string): FieldError[] {
   versions.forEach((v, i) => {
     if (v === '') errs.push(fieldErrors.required(`${path}.apiVersions[${i}]`));
   });
-  if (arr(rule['resources']).length === 0) errs.push(fieldErrors.required(`${path}.resources`));
+  pushAll(errs, validateResources(arr(rule['resources']).map(String), `${path}.resources`));
   const scope = rule['scope'];
   if (scope !== undefined && scope !== null && !SCOPES.includes(String(scope))) errs.push(fieldErrors.notSupported(`${path}.scope`, scope, SCOPES));
+  return errs;
+}
+
+/** validateResources: `x/*` and `*\/x` exclude what they cover, `*\/*` stands alone, `*` excludes plain resources. */
+function validateResources(resources: string[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (resources.length === 0) errs.push(fieldErrors.required(path));
+  const wildcardSub = new Set<string>();
+  const wildcardRes = new Set<string>();
+  let doubleWildcard = false;
+  let singleWildcard = false;
+  let plain = false;
+  resources.forEach((resSub, i) => {
+    if (resSub === '') {
+      errs.push(fieldErrors.required(`${path}[${i}]`));
+      return;
+    }
+    if (resSub === '*/*') doubleWildcard = true;
+    if (resSub === '*') singleWildcard = true;
+    const slash = resSub.indexOf('/');
+    if (slash < 0) {
+      plain = resSub !== '*';
+      return;
+    }
+    const res = resSub.slice(0, slash);
+    const sub = resSub.slice(slash + 1);
+    if (wildcardSub.has(res)) errs.push(fieldErrors.invalid(`${path}[${i}]`, resSub, `if '${res}/*' is present, must not specify ${resSub}`));
+    if (wildcardRes.has(sub)) errs.push(fieldErrors.invalid(`${path}[${i}]`, resSub, `if '*/${sub}' is present, must not specify ${resSub}`));
+    if (sub === '*') wildcardSub.add(res);
+    if (res === '*') wildcardRes.add(sub);
+  });
+  if (resources.length > 1 && doubleWildcard) errs.push(fieldErrors.invalid(path, resources, "if '*/*' is present, must not specify other resources"));
+  if (singleWildcard && plain) errs.push(fieldErrors.invalid(path, resources, "if '*' is present, must not specify other resources without subresources"));
   return errs;
 }
 
@@ -87,6 +125,13 @@ function validateClientConfig(cc: JsonObject | undefined, path: string): FieldEr
     try {
       u = new URL(url);
     } catch (e) {
+      // Go's url.Parse takes a string without a scheme as a relative reference: no scheme, no host.
+      if (!url.includes('://') && !/[\u0000-\u001f\u007f]/.test(url) && !url.startsWith(':')) {
+        return [
+          fieldErrors.invalid(p, '', `'https' is the only allowed URL scheme${URL_FORM}`),
+          fieldErrors.invalid(p, '', `host must be specified${URL_FORM}`),
+        ];
+      }
       return [fieldErrors.required(p, `url must be a valid URL: ${(e as Error).message}${URL_FORM}`)];
     }
     const scheme = u.protocol.replace(/:$/, '');
@@ -108,13 +153,52 @@ function validateClientConfig(cc: JsonObject | undefined, path: string): FieldEr
   if (portErrs.length > 0) errs.push(fieldErrors.invalid(`${p}.port`, port, `port is not valid: ${portErrs.join(', ')}`));
   const svcPath = str(s['path']);
   if (svcPath !== undefined && svcPath !== '' && svcPath !== '/') {
-    if (svcPath === '//') errs.push(fieldErrors.invalid(`${p}.path`, svcPath, 'segment[0] may not be empty'));
-    else if (!svcPath.startsWith('/')) errs.push(fieldErrors.invalid(`${p}.path`, svcPath, "must start with a '/'"));
+    if (svcPath === '//') {
+      errs.push(fieldErrors.invalid(`${p}.path`, svcPath, 'segment[0] may not be empty'));
+      return errs;
+    }
+    if (!svcPath.startsWith('/')) errs.push(fieldErrors.invalid(`${p}.path`, svcPath, "must start with a '/'"));
+    let check = svcPath.slice(1);
+    if (check.endsWith('/')) check = check.slice(0, -1);
+    check.split('/').forEach((step, i) => {
+      if (step === '') {
+        errs.push(fieldErrors.invalid(`${p}.path`, svcPath, `segment[${i}] may not be empty`));
+        return;
+      }
+      for (const m of isDNS1123Subdomain(step)) errs.push(fieldErrors.invalid(`${p}.path`, svcPath, `segment[${i}]: ${m}`));
+    });
   }
   return errs;
 }
 
-function validateWebhook(hook: JsonObject, mutating: boolean, path: string): FieldError[] {
+/** What the original relaxes on update when the stored object already breaks a rule (so it can still be updated). */
+interface ValidationOptions {
+  readonly uniqueNames: boolean;
+  readonly recognizedReviewVersion: boolean;
+  readonly noSideEffects: boolean;
+}
+
+const STRICT: ValidationOptions = { uniqueNames: true, recognizedReviewVersion: true, noSideEffects: true };
+
+function validateReviewVersions(versions: string[], requireRecognized: boolean, path: string): FieldError[] {
+  if (versions.length === 0) return [fieldErrors.required(path, `must specify one of ${REVIEW_VERSIONS.join(', ')}`)];
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  let recognized = false;
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      errs.push(fieldErrors.invalid(`${path}[${i}]`, v, 'duplicate version'));
+      return;
+    }
+    seen.add(v);
+    for (const m of isDNS1035Label(v)) errs.push(fieldErrors.invalid(`${path}[${i}]`, v, m));
+    if (REVIEW_VERSIONS.includes(v)) recognized = true;
+  });
+  if (requireRecognized && !recognized) errs.push(fieldErrors.invalid(path, versions, `must include at least one of ${REVIEW_VERSIONS.join(', ')}`));
+  return errs;
+}
+
+function validateWebhook(hook: JsonObject, mutating: boolean, path: string, opts: ValidationOptions = STRICT): FieldError[] {
   const errs = validateWebhookName(str(hook['name']) ?? '', `${path}.name`);
   arr(hook['rules']).forEach((r, i) => pushAll(errs, validateRule(obj(r) ?? {}, `${path}.rules[${i}]`)));
   const enumOf = (field: string, allowed: string[]): void => {
@@ -127,15 +211,10 @@ function validateWebhook(hook: JsonObject, mutating: boolean, path: string): Fie
   const sideEffects = hook['sideEffects'];
   if (sideEffects === undefined || sideEffects === null || sideEffects === '') {
     errs.push(fieldErrors.required(`${path}.sideEffects`, `must specify one of ${SIDE_EFFECTS.join(', ')}`));
-  } else if (!SIDE_EFFECTS.includes(String(sideEffects))) {
-    errs.push(fieldErrors.notSupported(`${path}.sideEffects`, sideEffects, SIDE_EFFECTS));
+  } else if (!(opts.noSideEffects ? SIDE_EFFECTS : ALL_SIDE_EFFECTS).includes(String(sideEffects))) {
+    errs.push(fieldErrors.notSupported(`${path}.sideEffects`, sideEffects, opts.noSideEffects ? SIDE_EFFECTS : ALL_SIDE_EFFECTS));
   }
-  const reviewVersions = arr(hook['admissionReviewVersions']).map(String);
-  if (reviewVersions.length === 0) {
-    errs.push(fieldErrors.required(`${path}.admissionReviewVersions`, `must specify one of ${REVIEW_VERSIONS.join(', ')}`));
-  } else if (!reviewVersions.some((v) => REVIEW_VERSIONS.includes(v))) {
-    errs.push(fieldErrors.invalid(`${path}.admissionReviewVersions`, reviewVersions, `must include at least one of ${REVIEW_VERSIONS.join(', ')}`));
-  }
+  pushAll(errs, validateReviewVersions(arr(hook['admissionReviewVersions']).map(String), opts.recognizedReviewVersion, `${path}.admissionReviewVersions`));
   const timeout = num(hook['timeoutSeconds']);
   if (timeout !== undefined && (timeout < 1 || timeout > 30)) {
     errs.push(fieldErrors.invalid(`${path}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds'));
@@ -146,19 +225,38 @@ function validateWebhook(hook: JsonObject, mutating: boolean, path: string): Fie
   return errs;
 }
 
-function validateConfiguration(config: KObject, mutating: boolean): FieldError[] {
+function validateConfiguration(config: KObject, mutating: boolean, opts: ValidationOptions = STRICT): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
   arr(config['webhooks']).forEach((h, i) => {
     const hook = obj(h) ?? {};
     const path = `webhooks[${i}]`;
-    pushAll(errs, validateWebhook(hook, mutating, path));
+    pushAll(errs, validateWebhook(hook, mutating, path, opts));
     // v1 requires names to be unique within the object.
     const name = str(hook['name']) ?? '';
-    if (names.has(name)) errs.push(fieldErrors.duplicate(`${path}.name`, name));
-    names.add(name);
+    if (opts.uniqueNames && name !== '') {
+      if (names.has(name)) errs.push(fieldErrors.duplicate(`${path}.name`, name));
+      names.add(name);
+    }
   });
   return errs;
+}
+
+/** The original's validationOptions for an update: a rule the stored object already breaks is not enforced. */
+function updateOptions(old: KObject): ValidationOptions {
+  const hooks = arr(old['webhooks']).map((h) => obj(h) ?? {});
+  const seen = new Set<string>();
+  let uniqueNames = true;
+  for (const h of hooks) {
+    const n = str(h['name']) ?? '';
+    if (n !== '' && seen.has(n)) uniqueNames = false;
+    seen.add(n);
+  }
+  return {
+    uniqueNames,
+    recognizedReviewVersion: hooks.every((h) => arr(h['admissionReviewVersions']).some((v) => REVIEW_VERSIONS.includes(String(v)))),
+    noSideEffects: hooks.every((h) => SIDE_EFFECTS.includes(String(h['sideEffects']))),
+  };
 }
 
 function webhookConfigurationStrategy(mutating: boolean): Strategy {
@@ -166,7 +264,7 @@ function webhookConfigurationStrategy(mutating: boolean): Strategy {
     prepareForCreate: (c) => defaultConfiguration(c, mutating),
     prepareForUpdate: (c) => defaultConfiguration(c, mutating),
     validate: (c) => validateConfiguration(c, mutating),
-    validateUpdate: (c) => validateConfiguration(c, mutating),
+    validateUpdate: (c, old) => validateConfiguration(c, mutating, updateOptions(old)),
   };
 }
 
