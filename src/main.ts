@@ -32,7 +32,28 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: opts.logLevel as LogLevel });
-  let server;
+  // Signals are heard from here on, as the original sets its handler first: one that comes while the
+  // server starts is acted on once it has started (a second one still ends the process at once).
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without finishing the graceful shutdown');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    if (server === undefined) return; // the start finishes first, then shuts down
+    server.shutdown().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err: err instanceof Error ? err.message : String(err) }, 'graceful shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   try {
     server = await startServer(opts, logger);
   } catch (err) {
@@ -46,22 +67,10 @@ async function main(): Promise<void> {
     process.stderr.write(`orch-apiserver failed to start: ${startFailure(err)}\n`);
     process.exit(1);
   }
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const delay = opts.shutdownDelayMs;
-    server.health.markShuttingDown();
-    setTimeout(() => {
-      server.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    }, delay).unref();
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  if (stopping) {
+    stopping = false;
+    stop('signal received while starting');
+  }
 }
 
 /** One line for an error that stopped the start: the message, with the system error code when there is one. */

@@ -22,6 +22,8 @@ import { startNodeFrontend } from '../src/frontends/node-http2.ts';
 import { loadUws } from '../src/frontends/uws-loader.ts';
 import type { Frontend } from '../src/frontends/frontend.ts';
 import type { MessagePort } from 'node:worker_threads';
+import { ShutdownSignals } from '../src/server/lifecycle.ts';
+import { drainThread } from '../src/server/drain-thread.ts';
 
 /** The listeners this thread opened (closed at once, uWS's native sockets first of all, before it ends on an error). */
 const fronts: Frontend[] = [];
@@ -117,6 +119,7 @@ async function main(): Promise<void> {
     continueKey: data.continueKey,
     thread: data.thread,
     inflight: new SharedInflightCounter(data.inflight),
+    shutdown: new ShutdownSignals(data.shutdownSignals),
     reportsInflight: false,
     defaultMetrics: false,
     processMetrics: () => control.request<string>('processMetrics'),
@@ -125,6 +128,11 @@ async function main(): Promise<void> {
   cleanups.push(() => pipeline.close());
   await checkStop();
   localMetrics = () => pipeline.metrics.registry.getMetricsAsJSON();
+  // The graceful shutdown's drain, the same as the main thread's (drain-thread.ts), over this thread's own listeners.
+  control.handle('drain', async () => {
+    await drainThread({ drain: pipeline.drain, fronts, sendRetryAfter: opts.shutdownSendRetryAfter, requestTimeoutMs: opts.requestTimeoutMs, logger });
+    return { body: null };
+  });
 
   const watchBudget = new WatchBudget({
     maxBytes: data.watchBudgetBytes,

@@ -20,12 +20,18 @@ import { decodeListIntegers, queryBool, queryOptionalBool } from '../api/query-p
 import { setLongTimeout } from '../server/long-timer.ts';
 import { watchTimeoutMs } from '../server/filters/with-timeout.ts';
 import { relabelFrames } from '../registry/conversions/relabel.ts';
+import type { RequestDrain } from '../server/lifecycle.ts';
+import { ByteRate } from './byte-rate.ts';
 
 export interface WatchLimits {
   /** `--min-request-timeout` in seconds; a watch without timeoutSeconds lasts a random time in [min, 2*min). */
   minRequestTimeoutSeconds: number;
   /** Buffered bytes after which a slow watcher is closed. */
   maxBufferedBytes: number;
+  /** This thread's requests to drain: a graceful shutdown ends the watch after its last whole frame. */
+  drain?: RequestDrain | undefined;
+  /** `--max-connection-bytes-per-sec` (0 or unset: unthrottled). */
+  maxBytesPerSec?: number | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -160,14 +166,36 @@ export async function serveWatch(
   await new Promise<void>((resolve) => {
     let done = false;
     let handle: { close(): void } | null = null;
+    // --max-connection-bytes-per-sec: frames wait here, whole, until the rate lets them go.
+    const rate = limits.maxBytesPerSec !== undefined && limits.maxBytesPerSec > 0 ? new ByteRate(limits.maxBytesPerSec) : null;
+    const held: Uint8Array[] = [];
+    let heldBytes = 0;
+    let pumpTimer: NodeJS.Timeout | undefined;
+    const pump = (): void => {
+      pumpTimer = undefined;
+      while (held.length > 0 && !done) {
+        const wait = rate!.take(held[0]!.byteLength);
+        if (wait > 0) {
+          pumpTimer = setTimeout(pump, wait);
+          return;
+        }
+        const frame = held.shift()!;
+        heldBytes -= frame.byteLength;
+        res.write(frame);
+      }
+    };
     const finish = (last?: Uint8Array): void => {
       if (done) return;
       done = true;
       timer.cancel();
+      unregister?.();
+      clearTimeout(pumpTimer);
       handle?.close();
       if (!res.closed) {
         try {
           sendHeader();
+          // A clean end: frames still held back by the rate go out whole first.
+          for (const frame of held.splice(0)) res.write(frame);
           res.end(last);
         } catch (err) {
           failure ??= err;
@@ -188,6 +216,8 @@ export async function serveWatch(
     };
     // Not setTimeout: a client's timeoutSeconds may exceed its 2^31-1 ms and would fire at once.
     const timer = setLongTimeout(() => finish(), durationMs);
+    // A graceful shutdown ends the watch as its timeout would: after the last whole frame.
+    const unregister = limits.drain?.registerLongRunning(() => finish());
     res.onClose(() => finish());
     const convertMany = rt.conversion?.fromStorageMany;
     let pendingConversion: Promise<void> = Promise.resolve();
@@ -217,19 +247,27 @@ export async function serveWatch(
           try {
             sendHeader();
             const served = rt.conversion === undefined ? frames : convertFrames(rt, frames);
-            res.write(transform === undefined ? served : transform(served));
+            const out = transform === undefined ? served : transform(served);
+            if (rate === null) res.write(out);
+            else {
+              held.push(out);
+              heldBytes += out.byteLength;
+              if (pumpTimer === undefined) pump();
+            }
           } catch (err) {
             // This watcher alone: the shard's other watchers got the same frames.
             failure = err;
             endWithError(internalServerError());
             return;
           }
-          if (res.bufferedBytes > limits.maxBufferedBytes) {
+          if (res.bufferedBytes + heldBytes > limits.maxBufferedBytes) {
             // Too slow to keep: drop the connection and what it buffers (the
             // client resumes from the last version it saw), so one slow
             // reader never holds memory or delays the others.
             done = true;
             timer.cancel();
+            unregister?.();
+            clearTimeout(pumpTimer);
             handle?.close();
             res.destroy();
             resolve();

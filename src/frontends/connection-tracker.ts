@@ -25,6 +25,13 @@ export class ConnectionTracker {
     });
   }
 
+  /** GOAWAY to every HTTP/2 session: streams under way finish, new ones are refused. */
+  goawayAll(): void {
+    for (const session of this.#sessions) {
+      if (!session.closed) session.close();
+    }
+  }
+
   /**
    * HTTP/2 sessions get a GOAWAY (streams under way may finish); after
    * `graceMs` whatever is still open is destroyed, which aborts the

@@ -9,4 +9,10 @@ export interface Frontend {
    * is the caller's job: only it knows which ones are.
    */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Stops taking new connections and keeps the open ones serving (a
+   * graceful shutdown's first step); HTTP/2 sessions get a GOAWAY, so their
+   * clients open new streams elsewhere while the ones under way finish.
+   */
+  stopListening(): void;
 }

@@ -13,7 +13,7 @@ import { PartsPump, SLICE_BYTES } from './node-parts-pump.ts';
 import { peerCertificateChain } from './peer-certificates.ts';
 import { RequestBase } from './request-base.ts';
 import type { PendingHead, ResponseHeaders } from './response-head.ts';
-import { byteLength, checkHeader, DEFAULT_HEAD, isBodyless, isConnectionSpecific } from './response-head.ts';
+import { byteLength, checkHeader, DEFAULT_HEAD, isBodyless, isConnectionSpecific, wantsClose } from './response-head.ts';
 import type { ErrorReporter, FrontendResponse } from './run-handler.ts';
 import { runHandler } from './run-handler.ts';
 import { NodeWriteQueue } from './node-write-queue.ts';
@@ -218,6 +218,12 @@ class H2Response implements FrontendResponse {
     }
     // node ends 204/304/HEAD streams itself; say so, so nothing writes after.
     this.#stream.respond(out, { endStream: endStream || bodyless });
+    // Connection: close means GOAWAY in HTTP/2 (as Go's server reads it): this
+    // stream and the others under way finish, new ones go to a new connection.
+    if (wantsClose(headers)) {
+      const session = this.#stream.session;
+      if (session !== undefined && !session.closed) session.close();
+    }
     this.#bodyless = bodyless;
     this.#headSent = true;
   }

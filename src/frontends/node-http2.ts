@@ -137,15 +137,21 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
   const port = typeof address === 'object' && address !== null ? address.port : opts.port;
 
   let closing: Promise<void> | undefined;
+  let stopped: Promise<void> | undefined;
+  const stopListening = (): Promise<void> => (stopped ??= new Promise<void>((resolve) => server.close(() => resolve())));
   return {
     port,
     close(graceMs = 0): Promise<void> {
       closing ??= (async () => {
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        const listenerClosed = stopListening();
         await tracker.closeAll(graceMs);
-        await stopped;
+        await listenerClosed;
       })();
       return closing;
+    },
+    stopListening(): void {
+      void stopListening();
+      tracker.goawayAll();
     },
   };
 }

@@ -296,6 +296,9 @@ class UwsResponse implements FrontendResponse {
     this.#ended = true;
     this.#res.cork(() => {
       this.#sendHead(head);
+      // This uWS closes the socket on end(body, true) without saying so in the head; say it, as the
+      // original does (a client that sees the socket close unannounced may count it a failure).
+      if (close && !head.bodyless) this.#res.writeHeader('Connection', 'close');
       this.#finish(body, close);
     });
     this.#lifecycle.finish(false);

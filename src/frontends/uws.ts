@@ -69,11 +69,18 @@ export async function startUwsFrontend(opts: UwsFrontendOptions): Promise<Fronte
   const port = uws.us_socket_local_port(listenSocket);
 
   let closing: Promise<void> | undefined;
+  let listening = true;
+  const stopListening = (): void => {
+    if (!listening) return;
+    listening = false;
+    uws.us_listen_socket_close(listenSocket);
+  };
   return {
     port,
+    stopListening,
     close(graceMs = 0): Promise<void> {
       closing ??= (async () => {
-        uws.us_listen_socket_close(listenSocket);
+        stopListening();
         if (graceMs > 0 && open.size > 0) {
           let timer: NodeJS.Timeout | undefined;
           await new Promise<void>((resolve) => {

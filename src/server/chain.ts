@@ -2,8 +2,8 @@
  * The request pipeline, in the mould of the original's
  * DefaultBuildHandlerChain. Outside in:
  *
- *   panic recovery -> request info -> logging -> metrics -> timeout
- *   -> authentication -> audit -> impersonation -> max in-flight -> authorization
+ *   panic recovery -> request info -> logging -> metrics -> shutdown
+ *   -> goaway -> timeout -> authentication -> audit -> impersonation -> max in-flight -> authorization
  *   -> handler
  *
  * Every filter is built once here; a request only allocates its context and
@@ -32,6 +32,8 @@ import { withImpersonation } from './filters/with-impersonation.ts';
 import { InflightCounter, withMaxInflight, type InflightCounts } from './filters/with-max-inflight.ts';
 import { withAuthorization } from './filters/with-authorization.ts';
 import { writeStatus } from './filters/write-status.ts';
+import { withShutdown, type ShutdownFilterOptions } from './filters/with-shutdown.ts';
+import { withGoaway } from './filters/with-goaway.ts';
 
 export interface HandlerChainOptions {
   /** `--request-timeout`, ms (default 60 000). */
@@ -69,6 +71,10 @@ export interface HandlerChainDeps {
   readonly inflight?: InflightCounts | undefined;
   /** Whether this chain feeds the in-flight gauge (false in all but one thread sharing `inflight`). */
   readonly reportsInflight?: boolean | undefined;
+  /** Graceful shutdown: the phase shared by the serving threads and this thread's drain (filters/with-shutdown.ts). */
+  readonly shutdown?: ShutdownFilterOptions | undefined;
+  /** `--goaway-chance` (0: off). */
+  readonly goawayChance?: number | undefined;
 }
 
 export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
@@ -77,11 +83,14 @@ export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
   if (deps.reportsInflight ?? true) metrics.setInflightSource(() => inflight.takeWatermark());
 
   const maxInflight = withMaxInflight(options, inflight);
+  const goaway = withGoaway(deps.goawayChance ?? 0);
   const filters: Filter[] = [
     withPanicRecovery(logger, metrics),
     withRequestInfo(),
     withLogging(logger),
     withMetrics(metrics),
+    ...(deps.shutdown ? [withShutdown(deps.shutdown)] : []),
+    ...(goaway ? [goaway] : []),
     withTimeout({ requestTimeoutMs: options.requestTimeoutMs, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds, logger }),
     ...(deps.auditFailedAuthentication ? [deps.auditFailedAuthentication] : []),
     withAuthentication(deps.authenticator, logger, { stripHeaders: deps.stripHeaders }),

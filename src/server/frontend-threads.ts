@@ -57,6 +57,8 @@ export interface FrontendWorkerData {
   shardCount: number;
   /** The in-flight counts of every serving thread (shared-inflight.ts). */
   inflight: SharedArrayBuffer;
+  /** The shutdown phase every serving thread reads (lifecycle.ts). */
+  shutdownSignals: SharedArrayBuffer;
   /** This thread's part of --watch-max-total-buffered-bytes. */
   watchBudgetBytes: number;
   /** Where this thread's log lines go (batches of lines; the main thread writes them to its own destination). */
@@ -76,6 +78,8 @@ export function nodeReusePortSupported(version = process.versions.node): boolean
 
 /** How long a worker may take to answer a metrics or revisions question before it is left out. */
 const ASK_TIMEOUT_MS = 2000;
+/** What a worker's drain may take beyond the request timeout (its final writes' grace, 5 s, and slack). */
+const DRAIN_EXTRA_MS = 10_000;
 /** How long a stopping worker may take before it is terminated. */
 const STOP_TIMEOUT_MS = 5000;
 /** How long a stopped worker may take to end by itself before it is terminated. */
@@ -252,6 +256,23 @@ export class FrontendThreads {
     const out: Record<string, Revision> = {};
     for (const r of replies) mergeResumeRevisions(out, r);
     return out;
+  }
+
+  /**
+   * A graceful shutdown's drain in every worker (drain-thread.ts): each
+   * stops listening, lets its requests finish, ends its watches cleanly and
+   * closes its front ends. Resolves when all have (or the time is up).
+   */
+  async drain(requestTimeoutMs: number): Promise<void> {
+    await Promise.all(
+      this.#slots.map((s) =>
+        s.control === null
+          ? Promise.resolve()
+          : s.control.request('drain', null, requestTimeoutMs + DRAIN_EXTRA_MS).catch((err: unknown) => {
+              this.#opts.logger.warn({ thread: s.thread, err: err instanceof Error ? err.message : String(err) }, 'front-end thread did not drain');
+            }),
+      ),
+    );
   }
 
   /** Stops every worker (its listeners first, then its pipeline and channels). */

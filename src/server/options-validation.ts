@@ -35,6 +35,7 @@ function timerProblems(o: ServerOptions): string[] {
   fits('request-timeout', o.requestTimeoutMs, 1);
   fits('etcd-compaction-interval', o.etcdCompactionIntervalMs);
   fits('shutdown-delay-duration', o.shutdownDelayMs);
+  fits('livez-grace-period', o.livezGracePeriodMs);
   fits('watch-cache-retention', o.watchCacheRetentionMs);
   fits('watch-bookmark-interval', o.watchBookmarkIntervalMs, 1);
   fits('continue-token-lifetime', o.continueTokenLifetimeMs);

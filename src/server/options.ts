@@ -112,6 +112,14 @@ export interface ServerOptions {
   showHiddenMetricsForVersion: string;
   /** `--feature-gates` as set (gate -> value); checked when set (src/versions/feature-gates.ts). */
   featureGates: Map<string, boolean>;
+  /** `--shutdown-send-retry-after`: after the delay, new requests get 429 + Retry-After until in-flight ones drain (else the listeners close). */
+  shutdownSendRetryAfter: boolean;
+  /** `--livez-grace-period`: boot-sequence checks count as live for this long after start. */
+  livezGracePeriodMs: number;
+  /** `--goaway-chance`: probability (0-0.02) that an HTTP/2 request's response is followed by GOAWAY. */
+  goawayChance: number;
+  /** `--max-connection-bytes-per-sec`: output rate of each long-running response (0: unthrottled). */
+  maxConnectionBytesPerSec: number;
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
   /** `--default-not-ready-toleration-seconds` (DefaultTolerationSeconds; default 300). */
@@ -211,6 +219,14 @@ function positiveDuration(name: string, v: string): number {
   const ms = parseDuration(v);
   if (!(ms >= 1)) throw new OptionsError(`invalid value ${JSON.stringify(v)} for --${name}: must be at least 1ms`);
   return ms;
+}
+
+/** The original's bound: more than 2% of requests ending their connection would thrash clients. */
+function goawayChance(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new OptionsError(`invalid value ${JSON.stringify(v)} for --goaway-chance: must be a number`);
+  if (n < 0 || n > 0.02) throw new OptionsError('--goaway-chance can not be less than 0 or greater than 0.02');
+  return n;
 }
 
 const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -341,7 +357,24 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     help: "in-server controllers: '*' the default set (bootstrapsigner and tokencleaner are off by default), 'name' adds one, '-name' removes one",
   },
   'root-ca-file': { set: (o, v) => (o.rootCaFile = v), help: "CA bundle published as the root CA config map and in legacy token secrets (default: the data dir's CA)" },
-  'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
+  'shutdown-delay-duration': {
+    set: (o, v) => (o.shutdownDelayMs = parseDuration(v)),
+    help: 'time /readyz fails (while /livez and /healthz pass and requests are still served) before the server stops taking new requests (default 0s)',
+  },
+  'shutdown-send-retry-after': {
+    set: (o, v) => (o.shutdownSendRetryAfter = bool('shutdown-send-retry-after')(v)),
+    boolean: true,
+    help: 'after --shutdown-delay-duration, keep listening and answer new requests 429 with Retry-After and Connection: close until in-flight requests drain (default false: the listeners close)',
+  },
+  'livez-grace-period': { set: (o, v) => (o.livezGracePeriodMs = parseDuration(v)), help: 'time after start during which /livez counts unfinished boot-sequence checks as ok (default 0s)' },
+  'goaway-chance': {
+    set: (o, v) => (o.goawayChance = goawayChance(v)),
+    help: 'probability (0 to 0.02) that an HTTP/2 response is followed by GOAWAY, so clients reconnect and spread over servers (default 0: off)',
+  },
+  'max-connection-bytes-per-sec': {
+    set: (o, v) => (o.maxConnectionBytesPerSec = int('max-connection-bytes-per-sec', 0, Number.MAX_SAFE_INTEGER)(v)),
+    help: 'if non-zero, throttle the output of each long-running request (watches) to this many bytes a second (default 0)',
+  },
   'runtime-config': {
     set: (o, v) => addRuntimeConfig(o.runtimeConfig, v),
     help:
@@ -567,6 +600,10 @@ export function defaultOptions(): ServerOptions {
     identityLeaseDurationSeconds: 3600,
     identityLeaseRenewIntervalSeconds: 10,
     endpointReconcilerType: 'lease',
+    shutdownSendRetryAfter: false,
+    livezGracePeriodMs: 0,
+    goawayChance: 0,
+    maxConnectionBytesPerSec: 0,
     runtimeConfig: new Map(),
     featureGates: new Map(),
     disabledMetrics: [],

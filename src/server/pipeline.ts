@@ -49,6 +49,7 @@ import type { InflightCounts } from './filters/with-max-inflight.ts';
 import type { ShardAccess } from '../../shards/shard-access.ts';
 import { Counter } from 'prom-client';
 import { auditFilters, type AuditSink } from '../audit/index.ts';
+import { RequestDrain, ShutdownSignals } from './lifecycle.ts';
 import { crdResourceTypes } from '../apiextensions/crd-types.ts';
 import { installCustomResources } from '../apiextensions/install.ts';
 
@@ -105,6 +106,8 @@ export interface PipelineInputs {
   readonly processMetrics?: (() => Promise<string>) | undefined;
   /** Where this thread's audit events go (the main thread's backends, or a channel to them); none: no audit. */
   readonly auditSink?: AuditSink | undefined;
+  /** The shutdown phase shared by every serving thread (lifecycle.ts); this thread's own when absent. */
+  readonly shutdown?: ShutdownSignals | undefined;
 }
 
 export interface Pipeline {
@@ -119,6 +122,9 @@ export interface Pipeline {
   readonly serviceAllocators: ServiceAllocatorSet | null;
   /** This thread's authorizer (the CSR approver's access checks). */
   readonly authorizer: Authorizer;
+  /** This thread's shutdown phase (shared) and its requests to drain on shutdown. */
+  readonly shutdown: ShutdownSignals;
+  readonly drain: RequestDrain;
   close(): Promise<void>;
 }
 
@@ -180,7 +186,9 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     const serviceAccounts = await startServiceAccountTokens(opts, inp.serviceAccountKeys, externalAddress, logger);
 
     // Health and metrics.
-    const health = new HealthChecks();
+    const shutdown = inp.shutdown ?? new ShutdownSignals();
+    const drain = new RequestDrain();
+    const health = new HealthChecks({ shuttingDown: () => shutdown.shutdownInitiated, livezGracePeriodMs: opts.livezGracePeriodMs });
     health.add('readyz', 'shards', async () => {
       const stats = await router.stats();
       const notReady = stats.flatMap((s) => s.resources.filter((r) => !r.ready).map((r) => r.groupResource));
@@ -248,7 +256,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       patchSchemas,
       fieldManager,
       continueTokens: new ContinueTokens(Buffer.from(inp.continueKey), opts.continueTokenLifetimeMs),
-      watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
+      watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes, drain, maxBytesPerSec: opts.maxConnectionBytesPerSec },
       tokenRequest: serviceAccounts.tokenRequest,
       onDeprecatedRequest: (ctx, rt, info) => recordDeprecatedRequest(metrics, ctx, rt, info),
       features: { listChunking: gates.enabled('APIListChunking'), remainingItemCount: gates.enabled('RemainingItemCount') },
@@ -304,12 +312,14 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       },
       inflight: inp.inflight,
       reportsInflight: inp.reportsInflight,
+      shutdown: { signals: shutdown, drain, sendRetryAfter: opts.shutdownSendRetryAfter },
+      goawayChance: opts.goawayChance,
     });
     const handler: RequestHandler = (req, res) => {
       threadRequests.inc();
       return chain(req, res);
     };
-    return { handler, store, metrics, health, objects, serviceAllocators, authorizer, close };
+    return { handler, store, metrics, health, objects, serviceAllocators, authorizer, shutdown, drain, close };
   } catch (err) {
     await close();
     throw err;

@@ -51,6 +51,8 @@ import { FeatureGates } from '../versions/feature-gates.ts';
 import { SHARED_INFLIGHT_BYTES, SharedInflightCounter } from './shared-inflight.ts';
 import { FrontendThreads, nodeReusePortSupported } from './frontend-threads.ts';
 import { openAuditSink } from '../audit/index.ts';
+import { ShutdownSignals } from './lifecycle.ts';
+import { drainThread } from './drain-thread.ts';
 
 /** How often the API server's own Service and endpoints are checked (the original's endpoint interval). */
 const API_SERVICE_RECONCILE_MS = 10_000;
@@ -77,6 +79,15 @@ export interface RunningServer {
   readonly frontendThreads: FrontendThreads | null;
   /** The elected built-in controllers (src/controllers/controller-manager.ts). */
   readonly controllerManager: ControllerManager;
+  /** The shutdown phase every serving thread reads (lifecycle.ts). */
+  readonly signals: ShutdownSignals;
+  /**
+   * The graceful shutdown of SIGTERM: /readyz fails at once, requests are
+   * served for --shutdown-delay-duration, then every serving thread stops
+   * taking new ones, drains, ends its watches cleanly, and everything closes
+   * (the store flushed). Resolves when all is closed.
+   */
+  shutdown(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -152,10 +163,12 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     // The request pipeline (pipeline.ts): the same in this thread and in every front-end thread.
     const continueKey = createHash('sha256').update('orch continue tokens\0').update(files.saPrivateKey.export({ format: 'der', type: 'pkcs8' })).digest();
     const inflightBuffer = new SharedArrayBuffer(SHARED_INFLIGHT_BYTES);
+    const signals = new ShutdownSignals();
     let threads: FrontendThreads | null = null;
     // Audit backends: opened once, here; closed (flushed) after every serving thread stopped.
     const auditSink = await openAuditSink(opts.audit, logger);
     if (auditSink !== null) cleanups.push(() => auditSink.close());
+    let shuttingDown: Promise<void> | undefined;
     const pipeline = await buildPipeline({
       auditSink: auditSink ?? undefined,
       opts,
@@ -169,10 +182,17 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       continueKey,
       thread: 0,
       inflight: new SharedInflightCounter(inflightBuffer),
+      shutdown: signals,
       processMetrics: () => (threads === null ? pipeline.metrics.registry.metrics() : threads.processMetrics()),
     });
     cleanups.push(() => pipeline.close());
     const { handler, health, objects, metrics } = pipeline;
+    // Ready (and, after --livez-grace-period, live) only once every serving thread serves: the main
+    // thread's listener opens before the workers have started (the original's post-start hooks).
+    let started = false;
+    health.addBootSequence('poststarthook/start-serving-threads', () => {
+      if (!started) throw new Error('not finished');
+    });
     const genericStore = pipeline.store;
 
     // What runs once per process: system namespaces, controllers, service allocation repair.
@@ -301,6 +321,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       watchBudget,
     });
     cleanups.push(() => node.close(1000));
+    const mainFronts: Frontend[] = [node];
     let uwsPort: number | null = null;
     if (opts.uwsPort !== 0) {
       if (uws === null) {
@@ -308,6 +329,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       } else {
         const front = await startUwsFrontend({ host: opts.bindAddress, port: opts.uwsPort, tls: { certFile: servingCertPath, keyFile: servingKeyPath }, handler, onError, uws, watchBudget });
         cleanups.push(() => front.close(1000));
+        mainFronts.push(front);
         uwsPort = front.port;
       }
     }
@@ -326,6 +348,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
           servingCertPath,
           servingKeyPath,
           inflight: inflightBuffer,
+          shutdownSignals: signals.buffer,
           watchBudgetBytes,
         },
         uwsPort,
@@ -340,6 +363,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     } else if (opts.frontendThreads > 1) {
       logger.info({}, 'no port the front-end threads can share (uWS off, and node:http2 cannot share the secure port on this Node.js): serving from the main thread alone');
     }
+    started = true;
     logger.info(
       { securePort: node.port, uwsPort, storage: opts.storageBackend, shards: router.shardCount, frontendThreads: 1 + (threads?.count ?? 0), dataDir: files.dir },
       'orch-apiserver is serving',
@@ -357,6 +381,23 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       frontendThreads: threads,
       controllerManager,
       elected: { elector: controllerManager.elector, csrSigning },
+      signals,
+      shutdown: async () => {
+        if (shuttingDown !== undefined) return shuttingDown;
+        shuttingDown = (async () => {
+          signals.initiateShutdown();
+          logger.info({ delay: opts.shutdownDelayMs }, '[graceful-termination] shutdown initiated: /readyz fails, requests served until the delay is over');
+          if (opts.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, opts.shutdownDelayMs));
+          signals.stopAcceptingNewRequests();
+          logger.info({ sendRetryAfter: opts.shutdownSendRetryAfter }, '[graceful-termination] not accepting new requests');
+          const drainOpts = { sendRetryAfter: opts.shutdownSendRetryAfter, requestTimeoutMs: opts.requestTimeoutMs, logger };
+          await Promise.all([drainThread({ ...drainOpts, drain: pipeline.drain, fronts: mainFronts }), threads?.drain(opts.requestTimeoutMs)]);
+          health.markShuttingDown();
+          await closeAll();
+          logger.info({}, '[graceful-termination] apiserver is exiting');
+        })();
+        return shuttingDown;
+      },
       close: async () => {
         health.markShuttingDown();
         await closeAll();

@@ -27,6 +27,12 @@ export class TrackedResponse implements ApiResponse {
   sealed = false;
   /** True once the response ended or the client went away. */
   finished = false;
+  /**
+   * Ask the front end to close the connection after this response
+   * (`Connection: close`; HTTP/2: GOAWAY): the shutdown and goaway filters
+   * set it before the handler writes its head.
+   */
+  closeConnection = false;
 
   readonly #inner: ApiResponse;
   #headListeners: ((status: number) => void)[] = [];
@@ -161,7 +167,9 @@ export class TrackedResponse implements ApiResponse {
     const listeners = this.#headListeners;
     this.#headListeners = [];
     for (const l of listeners) l(status);
-    this.#inner.writeHead(status, this.extraHeaders === undefined ? headers : { ...headers, ...this.extraHeaders });
+    let head = this.extraHeaders === undefined ? headers : { ...headers, ...this.extraHeaders };
+    if (this.closeConnection) head = { ...head, connection: 'close' };
+    this.#inner.writeHead(status, head);
   }
 
   #end(chunk?: Uint8Array | string): void {

@@ -29,18 +29,42 @@ const KIND_ENDPOINTS: Readonly<Record<HealthCheckKind, readonly HealthEndpoint[]
   readyz: ['readyz'],
 };
 
+export interface HealthChecksOptions {
+  /** The process's shutdown phase (lifecycle.ts), shared by every serving thread. */
+  readonly shuttingDown?: () => boolean;
+  /** `--livez-grace-period`: how long /livez counts boot-sequence checks as ok after they are added. */
+  readonly livezGracePeriodMs?: number;
+  readonly now?: () => number;
+}
+
 export class HealthChecks {
   readonly #byEndpoint: Record<HealthEndpoint, NamedHealthCheck[]> = { healthz: [], livez: [], readyz: [] };
   #shuttingDown = false;
+  readonly #opts: HealthChecksOptions;
   readonly #shutdownCheck: NamedHealthCheck = {
     name: 'shutdown',
     check: () => {
-      if (this.#shuttingDown) throw new Error('process is shutting down');
+      if (this.shuttingDown) throw new Error('process is shutting down');
     },
   };
 
-  constructor() {
+  constructor(opts: HealthChecksOptions = {}) {
+    this.#opts = opts;
     this.add('healthz', 'ping', () => {});
+  }
+
+  /**
+   * A check of the start-up sequence (the original's AddBootSequenceHealthChecks,
+   * post-start hooks): on all three endpoints, but /livez counts it as ok
+   * for `--livez-grace-period` after it is added, so a long start is not
+   * taken for a dead process; /readyz fails until it passes.
+   */
+  addBootSequence(name: string, check: HealthCheck): void {
+    const now = this.#opts.now ?? Date.now;
+    const liveFrom = now() + (this.#opts.livezGracePeriodMs ?? 0);
+    this.add('readyz', name, check);
+    this.#byEndpoint.healthz.push({ name, check });
+    this.#byEndpoint.livez.push({ name, check: () => (now() >= liveFrom ? check() : undefined) });
   }
 
   /** Registers a check; a name may appear once per endpoint (it is also the check's URL). */
@@ -60,7 +84,7 @@ export class HealthChecks {
   }
 
   get shuttingDown(): boolean {
-    return this.#shuttingDown;
+    return this.#shuttingDown || (this.#opts.shuttingDown?.() ?? false);
   }
 
   /** The checks of an endpoint in registration order (readyz: `shutdown` last). */
