@@ -12,6 +12,7 @@ import { TEST_HOOKS_ENV, type FrontendWorkerData } from '../src/server/frontend-
 import { ControlChannel } from '../src/server/control-channel.ts';
 import { batchedDestination, createLogger, type LogLevel } from '../src/server/logging.ts';
 import { buildPipeline, buildRegistry } from '../src/server/pipeline.ts';
+import { RemoteAuditSink, auditBlocking } from '../src/audit/index.ts';
 import { SharedInflightCounter } from '../src/server/shared-inflight.ts';
 import { ClientShardRouter } from '../shards/client-router.ts';
 import { WatchBudget } from '../src/frontends/watch-budget.ts';
@@ -119,6 +120,7 @@ async function main(): Promise<void> {
     reportsInflight: false,
     defaultMetrics: false,
     processMetrics: () => control.request<string>('processMetrics'),
+    auditSink: data.auditPort === null ? undefined : new RemoteAuditSink(data.auditPort, auditBlocking(opts.audit)),
   });
   cleanups.push(() => pipeline.close());
   await checkStop();

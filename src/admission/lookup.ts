@@ -89,7 +89,9 @@ export class WatchCacheLookup implements AdmissionLookup {
     if (this.#closed || rt.storageOf !== undefined || !MIRRORED_RESOURCES.has(`${rt.group}/${rt.resource}`)) return undefined;
     let m = this.#mirrors.get(rt.storageResource);
     if (m === undefined) {
-      m = new ResourceMirror(this.#store().router, rt).start();
+      const store = this.#store() as GenericStore | undefined;
+      if (store === undefined) return undefined;
+      m = new ResourceMirror(store.router, rt).start();
       this.#mirrors.set(rt.storageResource, m);
     }
     return m;

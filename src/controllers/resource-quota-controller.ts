@@ -12,6 +12,7 @@
  * 5m). It runs once per process, in the API server itself, as the
  * namespace controller does.
  */
+import { cloneJson } from '../patch/json-value.ts';
 import { StringDecoder } from 'node:string_decoder';
 import type { GenericStore } from '../registry/generic-store.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
@@ -267,7 +268,8 @@ export class ResourceQuotaController {
     const dirty = status['hard'] === undefined || status['used'] === undefined || !equals(resourceListFrom(status['hard']), hard) || !equals(used, oldUsed);
     if (!dirty) return;
     const next: KObject = { ...quota, status: { hard: resourceListJson(hard), used: resourceListJson(used) } };
-    await this.#store.update(this.#rt, ns, name, next, { user: undefined, dryRun: false }, 'status');
+    // The store binds names into the body it is given: never hand it an object shared with the index.
+    await this.#store.update(this.#rt, ns, name, cloneJson(next), { user: undefined, dryRun: false }, 'status');
   }
 
   stop(): void {

@@ -124,7 +124,8 @@ function protobufListMeta(meta: ListMetadata): JsonObject {
  * here, as their watches do in watchEncodingFor).
  */
 export function listEncodingFor(rt: ResourceType, n: Negotiated): 'json' | 'protobuf' {
-  return n.kind === 'protobuf' && rt.conversion === undefined ? 'protobuf' : 'json';
+  // A version that differs from its stored one only in apiVersion has the same messages: the envelope names it.
+  return n.kind === 'protobuf' && (rt.conversion === undefined || rt.conversion.relabel !== undefined) ? 'protobuf' : 'json';
 }
 
 /** How a watch's frames are made and sent: what the shard encodes, what the main thread still re-encodes. */

@@ -41,6 +41,10 @@ export interface ResourceHandlerDeps {
   watch: WatchLimits;
   /** serviceaccounts/token (TokenRequest): the token issuer and its settings; absent, the subresource answers 405. */
   tokenRequest?: Omit<TokenRequestEnv, 'store' | 'registry'> | undefined;
+  /** A request to a deprecated version (after its Warning): the audit annotations and the metric (spec 6.2, 6.4). */
+  onDeprecatedRequest?: ((ctx: RequestContext, rt: ResourceType, info: RequestInfo) => void) | undefined;
+  /** Optional behaviours behind feature gates (src/versions/feature-gates.ts); all on when absent. */
+  features?: { readonly listChunking: boolean; readonly remainingItemCount: boolean } | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -51,7 +55,10 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
     const info = ctx.info!;
     const rt = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (rt === undefined) throw errors.notFoundMessage();
-    if (rt.deprecationWarning !== undefined) ctx.warnings.push(rt.deprecationWarning);
+    if (rt.deprecationWarning !== undefined) {
+      ctx.warnings.push(rt.deprecationWarning);
+      deps.onDeprecatedRequest?.(ctx, rt, info);
+    }
     if (info.subresource !== '') return serveSubresource(ctx, deps, rt, info);
     if (!rt.namespaced && info.namespace !== '' && !(rt.group === '' && rt.resource === 'namespaces')) {
       throw errors.notFoundMessage();
@@ -114,7 +121,14 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
 
 async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: ResourceType, info: RequestInfo): Promise<void> {
   const n = negotiateFor(ctx, { read: true, watch: false, list: true, rt });
-  const plan = planList(ctx.req.query, deps.continueTokens);
+  // APIListChunking off: limit and continue are ignored, as the original drops them from the options.
+  let query = ctx.req.query;
+  if (deps.features?.listChunking === false && (query.has('limit') || query.has('continue'))) {
+    query = new URLSearchParams(query);
+    query.delete('limit');
+    query.delete('continue');
+  }
+  const plan = planList(query, deps.continueTokens);
   const filter = filterFor(ctx, rt, info);
   const startKey = plan.resume ? rt.keyPrefix + plan.resume.start : undefined;
   // What the previous page counted as remaining, if it counted under this same filter.
@@ -129,7 +143,8 @@ async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: Res
       remaining: reply.remaining !== undefined ? { count: reply.remaining, filter: filterKey } : undefined,
     });
   }
-  const rendered = renderList(rt, n, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount: reply.remaining });
+  const remainingItemCount = deps.features?.remainingItemCount === false ? undefined : reply.remaining;
+  const rendered = renderList(rt, n, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount });
   writeParts(ctx, 200, rendered.parts, rendered.contentType);
 }
 
@@ -148,7 +163,8 @@ function filterFor(ctx: RequestContext, rt: ResourceType, info: RequestInfo): Fi
   if (info.name !== '' && info.verb === 'watch') filter.name = info.name;
   try {
     checkFieldSelector(rt.group, rt.resource, filter.fieldSelector);
-    if (rt.conversion !== undefined && filter.fieldSelector) filter.fieldSelector = toStoredFieldNames(filter.fieldSelector);
+    // events.<suffix> Events are stored as core Events: their field names are the core ones there.
+    if (rt.storageOf?.group === '' && rt.storageOf.resource === 'events' && filter.fieldSelector) filter.fieldSelector = toStoredFieldNames(filter.fieldSelector);
     compileFilter(filter);
   } catch (err) {
     if (err instanceof SelectorError) throw errors.badRequest(err.message);

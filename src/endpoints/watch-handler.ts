@@ -19,6 +19,7 @@ import { internalServerError } from '../server/filters/write-status.ts';
 import { decodeListIntegers, queryBool, queryOptionalBool } from '../api/query-params.ts';
 import { setLongTimeout } from '../server/long-timer.ts';
 import { watchTimeoutMs } from '../server/filters/with-timeout.ts';
+import { relabelFrames } from '../registry/conversions/relabel.ts';
 
 export interface WatchLimits {
   /** `--min-request-timeout` in seconds; a watch without timeoutSeconds lasts a random time in [min, 2*min). */
@@ -66,6 +67,8 @@ export function planWatch(query: URLSearchParams): { start: WatchStart; initialE
  * events live as core events). Frames always arrive as whole lines.
  */
 function convertFrames(rt: ResourceType, frames: Uint8Array): Uint8Array {
+  const relabeled = rt.conversion!.relabel && relabelFrames(frames, rt.conversion!.relabel);
+  if (relabeled) return relabeled;
   const lines = Buffer.from(frames.buffer, frames.byteOffset, frames.byteLength).toString('utf8').split('\n');
   const out: string[] = [];
   for (const line of lines) {

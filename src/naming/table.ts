@@ -75,6 +75,13 @@ export interface NamingTable {
     readonly serviceName: string;
     /** EndpointSlice topology: the node's hostname. */
     readonly hostname: string;
+    /** EndpointSlice v1beta1 topology key of the zone (v1's `zone` field). */
+    readonly topologyZone: string;
+    /**
+     * The label key of the selectors that keep policy/v1beta1's "empty selector
+     * selects nothing" across versions (`Exists`: none, `DoesNotExist`: all).
+     */
+    readonly pdbV1beta1EmptySelectorMatch: string;
     readonly jobName: string;
     readonly jobControllerUid: string;
     /** Node role labels: `<prefix><role>` (ours and the original's, both read). */
@@ -90,6 +97,15 @@ export interface NamingTable {
     readonly defaultStorageClass: readonly string[];
     /** PVC/PV beta storage class annotations (ours and the original's). */
     readonly betaStorageClass: readonly string[];
+    /** Audit annotation of a request to a deprecated API version (`true`). */
+    readonly deprecatedApi: string;
+    /** Audit annotation with the release a requested deprecated API is removed in (`1.25`). */
+    readonly removedRelease: string;
+    /**
+     * Where autoscaling/v1 HorizontalPodAutoscalers keep what v1 cannot say
+     * (metrics, current metrics, conditions, behavior), so they round-trip to v2.
+     */
+    readonly hpaV1: { readonly metrics: string; readonly currentMetrics: string; readonly conditions: string; readonly behavior: string };
   };
   /** Resource names in this namespace are native (not extended) resources. */
   readonly nativeResourcePrefix: string;
@@ -225,6 +241,8 @@ const ORCH: NamingTable = {
   labels: {
     serviceName: 'orch.io/service-name',
     hostname: 'orch.io/hostname',
+    topologyZone: 'topology.orch.io/zone',
+    pdbV1beta1EmptySelectorMatch: 'pdb.orch.io/deprecated-v1beta1-empty-selector-match',
     jobName: 'batch.orch.io/job-name',
     jobControllerUid: 'batch.orch.io/controller-uid',
     nodeRolePrefixes: ['node-role.orch.io/', `node-role.${KUBE_DOMAIN}/`],
@@ -241,6 +259,14 @@ const ORCH: NamingTable = {
       `storageclass.beta.${KUBE_DOMAIN}/is-default-class`,
     ],
     betaStorageClass: ['volume.beta.orch.io/storage-class', `volume.beta.${KUBE_DOMAIN}/storage-class`],
+    deprecatedApi: 'orch.io/deprecated',
+    removedRelease: 'orch.io/removed-release',
+    hpaV1: {
+      metrics: 'autoscaling.alpha.orch.io/metrics',
+      currentMetrics: 'autoscaling.alpha.orch.io/current-metrics',
+      conditions: 'autoscaling.alpha.orch.io/conditions',
+      behavior: 'autoscaling.alpha.orch.io/behavior',
+    },
   },
   podSecurity: {
     prefix: 'pod-security.orch.io/',
@@ -328,6 +354,8 @@ const KUBERNETES: NamingTable = {
   labels: {
     serviceName: `${KUBE_DOMAIN}/service-name`,
     hostname: `${KUBE_DOMAIN}/hostname`,
+    topologyZone: `topology.${KUBE_DOMAIN}/zone`,
+    pdbV1beta1EmptySelectorMatch: `pdb.${KUBE_DOMAIN}/deprecated-v1beta1-empty-selector-match`,
     jobName: `batch.${KUBE_DOMAIN}/job-name`,
     jobControllerUid: `batch.${KUBE_DOMAIN}/controller-uid`,
     nodeRolePrefixes: [`node-role.${KUBE_DOMAIN}/`],
@@ -338,6 +366,15 @@ const KUBERNETES: NamingTable = {
     mirrorPod: `${KUBE_DOMAIN}/config.mirror`,
     defaultStorageClass: [`storageclass.${KUBE_DOMAIN}/is-default-class`, `storageclass.beta.${KUBE_DOMAIN}/is-default-class`],
     betaStorageClass: [`volume.beta.${KUBE_DOMAIN}/storage-class`],
+    // The original writes these under k8s.io (apiserver/pkg/endpoints/handlers), not kubernetes.io.
+    deprecatedApi: 'k8s.io/deprecated',
+    removedRelease: 'k8s.io/removed-release',
+    hpaV1: {
+      metrics: `autoscaling.alpha.${KUBE_DOMAIN}/metrics`,
+      currentMetrics: `autoscaling.alpha.${KUBE_DOMAIN}/current-metrics`,
+      conditions: `autoscaling.alpha.${KUBE_DOMAIN}/conditions`,
+      behavior: `autoscaling.alpha.${KUBE_DOMAIN}/behavior`,
+    },
   },
   podSecurity: {
     prefix: `pod-security.${KUBE_DOMAIN}/`,

@@ -6,7 +6,7 @@
  */
 import type { StructDecl, TypeExpr } from '../openapi/schema-dsl.ts';
 import { ALL_TYPES } from '../openapi/types/index.ts';
-import { KINDS_WITHOUT_LIST, OPAQUE_FIELD_TYPES, SUPPLEMENT_MESSAGES } from './supplement/opaque-messages.ts';
+import { KINDS_WITHOUT_LIST, OPAQUE_FIELD_TYPES, SUPPLEMENT_MESSAGES } from './supplement/tables.ts';
 import { LIST_META, STRING_LIST_WRAPPER, WELL_KNOWN_BY_ALIAS, WELL_KNOWN_MESSAGES } from './well-known.ts';
 
 export type Cardinality = 'optional' | 'repeated' | 'map';

@@ -4,7 +4,7 @@
  * asking protobufjs about types at run time.
  */
 import protobuf from 'protobufjs';
-import { GO_PRESENCE } from './supplement/go-presence.ts';
+import { GO_PRESENCE } from './supplement/tables.ts';
 import { FIELDS_V1, INT_OR_STRING, isStringListWrapper, LIST_META, MICRO_TIME, QUANTITY, RAW_EXTENSION, TIME } from './well-known.ts';
 import { WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT } from './reader.ts';
 

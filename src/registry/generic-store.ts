@@ -21,6 +21,7 @@ import type { FieldError, StrategyContext } from './strategy.ts';
 import { NO_TRANSACTION, type WriteHooks, type WriteTransaction } from './write-hooks.ts';
 import { cloneJson, isPlainObject, jsonEqual, nowRfc3339, type KObject } from './object.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
+import { relabelItems, relabelObject } from './conversions/relabel.ts';
 
 export interface WriteOptions {
   user: UserInfo | undefined;
@@ -77,12 +78,16 @@ const textEncoder = new TextEncoder();
 /** Stored JSON bytes as the type serves them (converted for types that share another's storage). */
 export function servedBytes(rt: ResourceType, bytes: Uint8Array): Uint8Array {
   if (rt.conversion === undefined) return bytes;
+  const relabeled = rt.conversion.relabel && relabelObject(bytes, rt.conversion.relabel);
+  if (relabeled) return relabeled;
   return textEncoder.encode(JSON.stringify(rt.conversion.fromStorage(parseObject(bytes))));
 }
 
 /** A list's joined item bytes as the type serves them. */
 export function servedItems(rt: ResourceType, items: Uint8Array, count: number): Uint8Array {
   if (rt.conversion === undefined || count === 0) return items;
+  const relabeled = rt.conversion.relabel && relabelItems(items, count, rt.conversion.relabel);
+  if (relabeled) return relabeled;
   const parsed = JSON.parse(`[${Buffer.from(items.buffer, items.byteOffset, items.byteLength).toString('utf8')}]`) as KObject[];
   const json = JSON.stringify(parsed.map((o) => rt.conversion!.fromStorage(o)));
   return textEncoder.encode(json.slice(1, -1));
@@ -230,7 +235,8 @@ export class GenericStore {
     page: { startKey?: string | undefined; limit?: number | undefined; encoding?: ListEncoding | undefined; remainingFromStart?: number | undefined },
   ): Promise<ListReply> {
     const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, page));
-    return rt.conversion === undefined ? reply : { ...reply, items: await servedItemsAsync(rt, reply.items, reply.count) };
+    // Protobuf items come only for relabeled types (listEncodingFor): the same messages, the served envelope.
+    return rt.conversion === undefined || reply.encoding === 'protobuf' ? reply : { ...reply, items: await servedItemsAsync(rt, reply.items, reply.count) };
   }
 
   // ---- create ----

@@ -4,7 +4,8 @@
  * (group/version/resource), by kind, and by storage (for shards and keys).
  */
 import type { ResourceSpec } from '../../shards/protocol.ts';
-import { ALL_VERBS, type ResourceType, type ResourceTypeDef } from './resource-type.ts';
+import { ALL_VERBS, deprecationText, type ResourceType, type ResourceTypeDef } from './resource-type.ts';
+import { defaultEnabledFor } from '../versions/runtime-config.ts';
 
 const DEFAULT_CACHE_SIZE = 100;
 
@@ -14,7 +15,7 @@ export interface RegistryOptions {
   /** `--watch-cache-sizes` parsed: `resource[.group]` -> size. */
   watchCacheSizes?: ReadonlyMap<string, number>;
   /** `--runtime-config` decisions: returns false for a group/version that is switched off. */
-  isEnabled?: (group: string, version: string, resource: string) => boolean;
+  isEnabled?: (group: string, version: string, resource: string, defaultEnabled: boolean) => boolean;
 }
 
 export function resolveResourceType(def: ResourceTypeDef): ResourceType {
@@ -38,7 +39,9 @@ export function resolveResourceType(def: ResourceTypeDef): ResourceType {
     virtual: def.virtual ?? false,
     storageOf: def.storageOf,
     conversion: def.conversion,
-    deprecationWarning: def.deprecationWarning,
+    deprecationWarning: def.deprecationWarning ?? (def.deprecated === undefined ? undefined : deprecationText(def.group, def.version, def.kind, def.deprecated)),
+    deprecated: def.deprecated,
+    defaultEnabled: def.defaultEnabled ?? defaultEnabledFor(def.version),
     strategy: def.strategy ?? {},
     listKind: `${def.kind}List`,
     storageResource,
@@ -56,7 +59,9 @@ export class ResourceRegistry {
   constructor(defs: readonly ResourceTypeDef[], opts: RegistryOptions = {}) {
     this.#opts = opts;
     for (const def of defs) {
-      if (opts.isEnabled && !opts.isEnabled(def.group, def.version, def.resource)) continue;
+      const defaultEnabled = def.defaultEnabled ?? defaultEnabledFor(def.version);
+      // Without --runtime-config decisions (tests, documents) every type is served.
+      if (opts.isEnabled && !opts.isEnabled(def.group, def.version, def.resource, defaultEnabled)) continue;
       const rt = resolveResourceType(def);
       const key = gvrKey(rt.group, rt.version, rt.resource);
       if (this.#byGVR.has(key)) throw new Error(`duplicate resource type ${key}`);

@@ -20,15 +20,28 @@ import { names } from '../naming/index.ts';
 
 const RESTART_DELAY_MS = 1000;
 
-export type MirrorChange = { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly namespace: string; readonly name: string; readonly object: KObject } | { readonly type: 'RESYNC' };
+export type MirrorChange =
+  | {
+      readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+      readonly namespace: string;
+      readonly name: string;
+      readonly object: KObject;
+      /** The object as the copy held it before this change (undefined for an ADDED). */
+      readonly old: KObject | undefined;
+    }
+  | { readonly type: 'RESYNC' };
+
+type ByNamespace = Map<string, Map<string, KObject>>;
+const EMPTY: ReadonlyMap<string, KObject> = new Map();
 
 export class ResourceMirror {
   readonly rt: ResourceType;
   readonly #router: ShardAccess;
-  /** `namespace/name` → object (frozen: shared by every reader). */
-  #objects = new Map<string, KObject>();
+  /** namespace → name → object (frozen: shared by every reader). */
+  #objects: ByNamespace = new Map();
+  #size = 0;
   /** Objects of a fresh initial state being received; null once it is complete. */
-  #staging: Map<string, KObject> | null = null;
+  #staging: ByNamespace | null = null;
   #watch: { close(): void } | null = null;
   #decoder = new StringDecoder('utf8');
   #buffer = '';
@@ -59,20 +72,34 @@ export class ResourceMirror {
 
   /** The object, or undefined when the copy does not have it (absent, or not synced yet). Do not modify it. */
   get(namespace: string, name: string): KObject | undefined {
-    return this.#objects.get(`${namespace}/${name}`);
+    return this.#objects.get(namespace)?.get(name);
   }
 
   /** Every object (of `namespace` when given). Do not modify them. */
   list(namespace?: string): KObject[] {
+    if (namespace !== undefined) return [...this.in(namespace).values()];
     const out: KObject[] = [];
-    for (const obj of this.#objects.values()) {
-      if (namespace === undefined || (obj.metadata.namespace ?? '') === namespace) out.push(obj);
-    }
+    for (const objs of this.#objects.values()) for (const obj of objs.values()) out.push(obj);
     return out;
   }
 
+  /** The objects of one namespace by name ('' for cluster-scoped ones): a live map, do not change it. */
+  in(namespace: string): ReadonlyMap<string, KObject> {
+    return this.#objects.get(namespace) ?? EMPTY;
+  }
+
+  /** Whether the namespace holds any object of the type. */
+  has(namespace: string): boolean {
+    return this.#objects.has(namespace);
+  }
+
+  /** The namespaces that hold objects of the type. */
+  namespaces(): IterableIterator<string> {
+    return this.#objects.keys();
+  }
+
   get size(): number {
-    return this.#objects.size;
+    return this.#size;
   }
 
   /** Calls `listener` after every change applied (RESYNC: the whole copy was replaced). Returns the unsubscribe. */
@@ -138,11 +165,14 @@ export class ResourceMirror {
     const obj = object as KObject;
     const meta = obj.metadata;
     if (typeof meta !== 'object' || meta === null) return;
-    const key = `${meta.namespace ?? ''}/${meta.name ?? ''}`;
+    const namespace = meta.namespace ?? '';
+    const name = meta.name ?? '';
     if (this.#staging !== null) {
       if (type === 'BOOKMARK') {
         if (meta.annotations?.[names.initialEventsEndAnnotation] !== 'true') return;
         this.#objects = this.#staging;
+        this.#size = 0;
+        for (const objs of this.#objects.values()) this.#size += objs.size;
         this.#staging = null;
         this.#emit({ type: 'RESYNC' });
         if (!this.#synced) {
@@ -151,14 +181,18 @@ export class ResourceMirror {
         }
         return;
       }
-      if (type === 'ADDED' || type === 'MODIFIED') this.#staging.set(key, deepFreeze(obj));
-      else if (type === 'DELETED') this.#staging.delete(key);
+      if (type === 'ADDED' || type === 'MODIFIED') put(this.#staging, namespace, name, deepFreeze(obj));
+      else if (type === 'DELETED') remove(this.#staging, namespace, name);
       return;
     }
-    if (type === 'DELETED') this.#objects.delete(key);
-    else if (type === 'ADDED' || type === 'MODIFIED') this.#objects.set(key, deepFreeze(obj));
-    else return;
-    this.#emit({ type, namespace: meta.namespace ?? '', name: meta.name ?? '', object: obj });
+    if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
+    const old = this.get(namespace, name);
+    if (type === 'DELETED') {
+      if (remove(this.#objects, namespace, name)) this.#size--;
+    } else if (put(this.#objects, namespace, name, deepFreeze(obj))) {
+      this.#size++;
+    }
+    this.#emit({ type, namespace, name, object: obj, old });
   }
 
   #emit(change: MirrorChange): void {
@@ -170,6 +204,23 @@ export class ResourceMirror {
       }
     }
   }
+}
+
+/** Sets an object; true when it was not there before. */
+function put(map: ByNamespace, namespace: string, name: string, obj: KObject): boolean {
+  let objs = map.get(namespace);
+  if (objs === undefined) map.set(namespace, (objs = new Map()));
+  const added = !objs.has(name);
+  objs.set(name, obj);
+  return added;
+}
+
+/** Removes an object (and its namespace's map once empty); true when it was there. */
+function remove(map: ByNamespace, namespace: string, name: string): boolean {
+  const objs = map.get(namespace);
+  if (objs === undefined || !objs.delete(name)) return false;
+  if (objs.size === 0) map.delete(namespace);
+  return true;
 }
 
 function deepFreeze<T>(v: T): T {

@@ -6,6 +6,7 @@
  */
 import type { Strategy } from './strategy.ts';
 import type { KObject } from './object.ts';
+import type { Relabel } from './conversions/relabel.ts';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
@@ -27,6 +28,12 @@ export interface SubresourceType {
 export interface Conversion {
   toStorage(obj: KObject): KObject;
   fromStorage(obj: KObject): KObject;
+  /**
+   * Set when the versions differ only in apiVersion: reads splice it into the
+   * stored bytes (conversions/relabel.ts) instead of parsing, and Protobuf
+   * list items (the same messages) pass through.
+   */
+  readonly relabel?: Relabel;
   /**
    * Conversions that call out (a custom resource's conversion webhook),
    * batched: when set, the store and the watch use these instead.
@@ -64,13 +71,40 @@ export interface ResourceTypeDef {
   /** Behaviour beyond the generic rules. */
   strategy?: Strategy;
   /** The API version's stability for discovery (`v1`, `v1beta1`, ...) is in `version`. */
-  /** Deprecated API: the Warning header text. */
+  /** Deprecated API: the Warning header text (derived from `deprecated` when that is given). */
   deprecationWarning?: string;
+  /** Deprecated API: when, until when, and what replaces it (the Warning header, audit annotation and metric follow). */
+  deprecated?: Deprecation;
+  /**
+   * Served when `--runtime-config` says nothing of it. Defaults to true but for
+   * alpha versions; betas new since 1.24 are off by default in the original.
+   */
+  defaultEnabled?: boolean;
+}
+
+/** The original's deprecation facts of a served version (`+k8s:prerelease-lifecycle-gen` tags). */
+export interface Deprecation {
+  /** Release it was deprecated in: `1.21`. */
+  readonly since: string;
+  /** Release it is (or was) removed in: `1.25`; absent for a deprecated version with no removal set. */
+  readonly removed?: string;
+  /** What to use instead. */
+  readonly replacement?: { readonly group: string; readonly version: string; readonly kind: string };
+}
+
+/** The original's Warning text: `batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob`. */
+export function deprecationText(group: string, version: string, kind: string, d: Deprecation): string {
+  const gv = (g: string, v: string): string => (g === '' ? v : `${g}/${v}`);
+  let text = `${gv(group, version)} ${kind} is deprecated in v${d.since}+`;
+  if (d.removed !== undefined) text += `, unavailable in v${d.removed}+`;
+  if (d.replacement !== undefined) text += `; use ${gv(d.replacement.group, d.replacement.version)} ${d.replacement.kind}`;
+  return text;
 }
 
 /** A resource type as the server uses it, with derived fields filled. */
-export interface ResourceType extends Required<Omit<ResourceTypeDef, 'storageOf' | 'deprecationWarning' | 'strategy' | 'conversion'>> {
+export interface ResourceType extends Required<Omit<ResourceTypeDef, 'storageOf' | 'deprecationWarning' | 'strategy' | 'conversion' | 'deprecated'>> {
   storageOf: { group: string; resource: string } | undefined;
+  deprecated: Deprecation | undefined;
   conversion: Conversion | undefined;
   deprecationWarning: string | undefined;
   strategy: Strategy;

@@ -3,7 +3,7 @@
  * DefaultBuildHandlerChain. Outside in:
  *
  *   panic recovery -> request info -> logging -> metrics -> timeout
- *   -> authentication -> impersonation -> max in-flight -> authorization
+ *   -> authentication -> audit -> impersonation -> max in-flight -> authorization
  *   -> handler
  *
  * Every filter is built once here; a request only allocates its context and
@@ -61,6 +61,10 @@ export interface HandlerChainDeps {
   readonly logger: Logger;
   readonly metrics: ApiserverMetrics;
   readonly options: HandlerChainOptions;
+  /** The audit filter (src/audit), placed where the original's WithAudit is: just inside authentication. */
+  readonly audit?: Filter | undefined;
+  /** Audit of the requests authentication refuses (401), placed just outside it. */
+  readonly auditFailedAuthentication?: Filter | undefined;
   /** In-flight counts shared by several serving threads; the chain's own when absent. */
   readonly inflight?: InflightCounts | undefined;
   /** Whether this chain feeds the in-flight gauge (false in all but one thread sharing `inflight`). */
@@ -79,7 +83,9 @@ export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
     withLogging(logger),
     withMetrics(metrics),
     withTimeout({ requestTimeoutMs: options.requestTimeoutMs, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds, logger }),
+    ...(deps.auditFailedAuthentication ? [deps.auditFailedAuthentication] : []),
     withAuthentication(deps.authenticator, logger, { stripHeaders: deps.stripHeaders }),
+    ...(deps.audit ? [deps.audit] : []),
     withImpersonation(deps.authorizer),
     ...(maxInflight ? [maxInflight] : []),
     withAuthorization(deps.authorizer),

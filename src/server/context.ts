@@ -59,6 +59,10 @@ export class RequestContext {
   status = 0;
   /** Warnings to send as `Warning` headers (deprecations, ...). */
   readonly warnings: string[] = [];
+  /** The authorizer's answer (with-authorization), for the audit event's decision and reason annotations. */
+  authorization: { readonly decision: string; readonly reason: string } | undefined;
+  /** Set when the handler failed with an error of the server's making (a Go panic): audit's Panic stage. */
+  panicked = false;
   #auditAnnotations: Map<string, string> | undefined;
   #auditID: string | undefined;
 

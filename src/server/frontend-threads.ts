@@ -21,6 +21,7 @@ import type { ShardRouter } from '../../shards/router.ts';
 import { mergeResumeRevisions } from '../../shards/shard-client.ts';
 import { compiled, tsEntryFile } from '../../shards/shard-handle.ts';
 import { ControlChannel } from './control-channel.ts';
+import { serveRemoteAuditSink, type LocalAuditSink } from '../audit/index.ts';
 import type { DataDirServiceAccountKeys } from '../authn/service-account/config.ts';
 
 /** Set in the workers' environment by tests: `1` enables the 'crash' control request, `fail-start` fails the start. */
@@ -60,10 +61,12 @@ export interface FrontendWorkerData {
   watchBudgetBytes: number;
   /** Where this thread's log lines go (batches of lines; the main thread writes them to its own destination). */
   logPort: MessagePort;
+  /** Where this thread's audit events go (the main thread owns the backends), when auditing is on. */
+  auditPort: MessagePort | null;
 }
 
 /** What the main thread gives each worker besides its number and listening ports. */
-export type FrontendThreadsInputs = Omit<FrontendWorkerData, 'entry' | 'thread' | 'uwsPort' | 'securePort' | 'placement' | 'shardCount' | 'logPort'>;
+export type FrontendThreadsInputs = Omit<FrontendWorkerData, 'entry' | 'thread' | 'uwsPort' | 'securePort' | 'placement' | 'shardCount' | 'logPort' | 'auditPort'>;
 
 /** Whether node:http2 servers of several threads can listen on one port (`listen({ reusePort })`). */
 export function nodeReusePortSupported(version = process.versions.node): boolean {
@@ -99,6 +102,8 @@ export interface FrontendThreadsOptions {
   logger: Logger;
   /** This (the main) thread's metrics, in the JSON prom-client aggregates. */
   localMetrics: () => Promise<MetricsJson>;
+  /** The audit backends (main thread): every worker's events are written through them. */
+  audit?: LocalAuditSink | null | undefined;
 }
 
 export class FrontendThreads {
@@ -152,9 +157,13 @@ export class FrontendThreads {
       for (const line of lines) destination.write(line);
     });
     logs.port1.unref();
+    // Audit events likewise: one writer per log file, the main thread's.
+    const audit = o.audit ? new MessageChannel() : null;
+    if (audit !== null && o.audit) serveRemoteAuditSink(audit.port1, o.audit);
     const data: FrontendWorkerData = {
       ...o.inputs,
       logPort: logs.port2,
+      auditPort: audit?.port2 ?? null,
       entry: frontendWorkerFile,
       thread: slot.thread,
       uwsPort: o.uwsPort,
@@ -162,7 +171,7 @@ export class FrontendThreads {
       placement: o.router.placement(),
       shardCount: o.router.shardCount,
     };
-    const worker = new Worker(new URL(compiled ? frontendWorkerFile : tsEntryFile), { workerData: data, transferList: [logs.port2], execArgv: [] });
+    const worker = new Worker(new URL(compiled ? frontendWorkerFile : tsEntryFile), { workerData: data, transferList: audit === null ? [logs.port2] : [logs.port2, audit.port2], execArgv: [] });
     const control = new ControlChannel(worker);
     slot.worker = worker;
     slot.control = control;
@@ -193,6 +202,7 @@ export class FrontendThreads {
       worker.on('exit', (code) => {
         control.close(`front-end thread ${slot.thread} exited`);
         logs.port1.close();
+        audit?.port1.close();
         if (slot.worker === worker) {
           slot.worker = null;
           slot.control = null;

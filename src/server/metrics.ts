@@ -8,7 +8,9 @@
  * Code elsewhere records through the small methods here rather than touching
  * prom-client objects, so label order lives in one file.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, collectDefaultMetrics } from 'prom-client';
+import { PolicyRegistry, type MetricsPolicy } from './metric-stability.ts';
+import { VERSION_INFO } from '../endpoints/discovery.ts';
 import type { RequestContext } from './context.ts';
 import type { InflightSnapshot } from './filters/with-max-inflight.ts';
 import { RequestSeries, SeriesCounter, SeriesHistogram } from './request-series.ts';
@@ -55,14 +57,29 @@ export interface DeprecatedApi {
 export interface MetricsOptions {
   /** Process metrics (CPU, memory, event loop lag, ...); on by default. */
   readonly defaultMetrics?: boolean;
+  /** `--disabled-metrics`, `--show-hidden-metrics-for-version` (metric-stability.ts); none disabled or shown by default. */
+  readonly policy?: MetricsPolicy;
+}
+
+/** The server's release, as /version reports it: what hides deprecated metrics. */
+export const CURRENT_RELEASE = { major: Number(VERSION_INFO.major), minor: Number(VERSION_INFO.minor) };
+
+/**
+ * Holds the registry, made from the options before the metric fields of
+ * ApiserverMetrics initialise (they register in it as they are created).
+ */
+class PolicyHolder {
+  readonly registry: PolicyRegistry;
+  constructor(options: MetricsOptions) {
+    this.registry = new PolicyRegistry(options.policy ?? { disabled: new Set(), showHidden: false, current: CURRENT_RELEASE });
+  }
 }
 
 function requestLabelValues(l: RequestLabels): string[] {
   return [l.verb, l.group, l.version, l.resource, l.subresource, l.scope, l.component];
 }
 
-export class ApiserverMetrics {
-  readonly registry = new Registry();
+export class ApiserverMetrics extends PolicyHolder {
 
   /**
    * What requestTotal and requestDuration report, recorded without prom-client's per-call label work.
@@ -157,9 +174,12 @@ export class ApiserverMetrics {
     help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
     labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'],
     registers: [this.registry],
+    // Each serving thread sets its own; the process's answer is 1 if any thread saw the request.
+    aggregator: 'max',
   });
 
   constructor(options: MetricsOptions = {}) {
+    super(options);
     const getSource = (): (() => InflightSnapshot) | undefined => this.#inflightSource;
     this.currentInflightRequests = new Gauge({
       name: 'apiserver_current_inflight_requests',

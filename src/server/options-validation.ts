@@ -12,6 +12,8 @@ import { podSecurityOptionProblems } from '../admission/plugins/pod-security/con
 import { MAX_TIMER_MS } from './long-timer.ts';
 import { OptionsError, type ServerOptions } from './options.ts';
 import { oidcOptionProblems } from '../authn/oidc/config.ts';
+import { RuntimeConfig, RuntimeConfigError } from '../versions/runtime-config.ts';
+import { knownResources } from '../registry/catalog/served.ts';
 
 /** Go's rendering of MAX_TIMER_MS, for messages. */
 const MAX_TIMER_TEXT = '596h31m23.647s';
@@ -62,6 +64,8 @@ function fileProblems(o: ServerOptions): string[] {
   check('admission-control-config-file', o.admissionControlConfigFile);
   check('authorization-policy-file', o.authorizationPolicyFile);
   check('authorization-webhook-config-file', o.authorizationWebhookConfigFile);
+  check('audit-policy-file', o.audit.policyFile);
+  check('audit-webhook-config-file', o.audit.webhook.configFile);
   check('service-account-signing-key-file', o.serviceAccountSigningKeyFile);
   for (const f of o.serviceAccountKeyFiles) check('service-account-key-file', f);
   check('requestheader-client-ca-file', o.requestheaderClientCaFile);
@@ -101,6 +105,14 @@ export function validateOptions(o: ServerOptions): void {
   problems.push(...oidcOptionProblems(o.oidc));
   for (const url of o.etcdServers) {
     if (!URL.canParse(url)) problems.push(`invalid value ${JSON.stringify(url)} for --etcd-servers: not a URL`);
+  }
+  try {
+    const runtime = new RuntimeConfig(o.runtimeConfig, knownResources());
+    // The server keeps its namespaces (health, admission, the namespace controller): core v1 stays on.
+    if (!runtime.isEnabled('', 'v1', 'namespaces', true)) problems.push('--runtime-config must not disable v1 (core/v1 namespaces): this server needs them');
+  } catch (err) {
+    if (!(err instanceof RuntimeConfigError)) throw err;
+    problems.push(err.message);
   }
   if (!LOG_LEVELS.has(o.logLevel)) problems.push(`invalid value ${JSON.stringify(o.logLevel)} for --log-level: must be one of ${[...LOG_LEVELS].join(', ')}`);
   if (problems.length > 0) throw new OptionsError(problems.join('\n'));

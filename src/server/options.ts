@@ -14,6 +14,11 @@ import {
   parseServiceNodePortRange,
 } from '../registry/service-allocation/config.ts';
 import { defaultOidcOptions, OIDC_SIGNING_ALGS, parseRequiredClaim, type OidcOptions } from '../authn/oidc/config.ts';
+import { AUDIT_FLAGS, AuditConfigError, defaultAuditOptions, type AuditOptions } from '../audit/config.ts';
+import { addRuntimeConfig } from '../versions/runtime-config.ts';
+import { checkDisabledMetrics, checkShowHiddenVersion } from './metric-stability.ts';
+import { CURRENT_RELEASE } from './metrics.ts';
+import { addFeatureGates, FeatureGateError, FeatureGates, featureGatesHelp } from '../versions/feature-gates.ts';
 import { defaultTokenWebhookOptions, isTokenWebhookVersion, TOKEN_WEBHOOK_VERSIONS, type TokenWebhookOptions } from '../authn/webhook/config.ts';
 
 export interface ServerOptions {
@@ -81,7 +86,14 @@ export interface ServerOptions {
   /** Secure port: TLS handshake, first request head, HTTP/2 SETTINGS must come within this (the original's fixed 32 s). */
   httpReadHeaderTimeoutMs: number;
   shutdownDelayMs: number;
-  runtimeConfig: Map<string, boolean>;
+  /** `--runtime-config` as given (a ConfigurationMap: key -> value, `""` for a bare key); checked in validateOptions. */
+  runtimeConfig: Map<string, string>;
+  /** `--disabled-metrics`: metrics left unregistered. */
+  disabledMetrics: string[];
+  /** `--show-hidden-metrics-for-version`: the previous minor release, or '' (hidden metrics stay hidden). */
+  showHiddenMetricsForVersion: string;
+  /** `--feature-gates` as set (gate -> value); checked when set (src/versions/feature-gates.ts). */
+  featureGates: Map<string, boolean>;
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
   /** `--default-not-ready-toleration-seconds` (DefaultTolerationSeconds; default 300). */
@@ -127,6 +139,8 @@ export interface ServerOptions {
   oidc: OidcOptions;
   /** The --authentication-token-webhook-* flags (src/authn/webhook/config.ts). */
   tokenWebhook: TokenWebhookOptions;
+  /** The --audit-* flags (src/audit/config.ts). */
+  audit: AuditOptions;
 }
 
 export class OptionsError extends Error {}
@@ -287,13 +301,54 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   },
   'shutdown-delay-duration': { set: (o, v) => (o.shutdownDelayMs = parseDuration(v)), help: 'delay between readyz failing and shutdown' },
   'runtime-config': {
+    set: (o, v) => addRuntimeConfig(o.runtimeConfig, v),
+    help:
+      'A set of key=value pairs that enable or disable built-in APIs. Supported options are:\n' +
+      '        v1=true|false for the core API group\n' +
+      '        <group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true)\n' +
+      '        api/all=true|false controls all API versions\n' +
+      '        api/ga=true|false controls all API versions of the form v[0-9]+\n' +
+      '        api/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+\n' +
+      '        api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+\n' +
+      '        api/legacy is deprecated, and will be removed in a future version',
+  },
+  'disabled-metrics': {
     set: (o, v) => {
-      for (const item of list(v)) {
-        const [key, value = 'true'] = item.split('=');
-        o.runtimeConfig.set(key!, bool('runtime-config')(value));
+      const names = list(v);
+      try {
+        checkDisabledMetrics(names);
+      } catch (err) {
+        throw new OptionsError((err as Error).message);
+      }
+      o.disabledMetrics.push(...names);
+    },
+    help: "This flag provides an escape hatch for misbehaving metrics. You must provide the fully qualified metric name in order to disable it. Disclaimer: disabling metrics is higher in precedence than showing hidden metrics.",
+  },
+  'show-hidden-metrics-for-version': {
+    set: (o, v) => {
+      try {
+        checkShowHiddenVersion(CURRENT_RELEASE, v);
+      } catch (err) {
+        throw new OptionsError((err as Error).message);
+      }
+      o.showHiddenMetricsForVersion = v;
+    },
+    help: "The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, other values will not be allowed. The format is <major>.<minor>, e.g.: '1.16'. The purpose of this format is make sure you have the opportunity to notice if the next release hides additional metrics, rather than being surprised when they are permanently removed in the release after that.",
+  },
+  'feature-gates': {
+    set: (o, v) => {
+      // pflag wraps a Value's error: invalid argument "<value>" for "--feature-gates" flag: <error>.
+      try {
+        const next = new Map(o.featureGates);
+        addFeatureGates(next, v);
+        new FeatureGates(next);
+        o.featureGates = next;
+      } catch (err) {
+        if (!(err instanceof FeatureGateError)) throw err;
+        throw new OptionsError(`invalid argument ${JSON.stringify(v)} for "--feature-gates" flag: ${err.message}`);
       }
     },
-    help: 'enable/disable API group versions: key[=true|false],...',
+    help: featureGatesHelp(),
   },
   'enable-admission-plugins': { set: (o, v) => (o.enableAdmissionPlugins = list(v)), help: 'admission plugins to enable besides the defaults' },
   'disable-admission-plugins': { set: (o, v) => (o.disableAdmissionPlugins = list(v)), help: 'admission plugins to disable' },
@@ -387,6 +442,22 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     },
     help: 'TokenReview version sent to and expected from the webhook: v1beta1 (default) or v1',
   },
+  // The --audit-* flags (src/audit/config.ts), on the options' audit part.
+  ...Object.fromEntries(
+    Object.entries(AUDIT_FLAGS).map(([name, f]) => [
+      name,
+      {
+        ...f,
+        set: (o: ServerOptions, v: string) => {
+          try {
+            f.set(o.audit, v);
+          } catch (err) {
+            throw err instanceof AuditConfigError ? new OptionsError(err.message) : err;
+          }
+        },
+      },
+    ]),
+  ),
 };
 
 export function defaultOptions(): ServerOptions {
@@ -435,6 +506,9 @@ export function defaultOptions(): ServerOptions {
     httpReadHeaderTimeoutMs: 32_000,
     shutdownDelayMs: 0,
     runtimeConfig: new Map(),
+    featureGates: new Map(),
+    disabledMetrics: [],
+    showHiddenMetricsForVersion: '',
     enableAdmissionPlugins: [],
     disableAdmissionPlugins: [],
     defaultNotReadyTolerationSeconds: 300,
@@ -459,6 +533,7 @@ export function defaultOptions(): ServerOptions {
     requestheaderExtraHeadersPrefix: [],
     oidc: defaultOidcOptions(),
     tokenWebhook: defaultTokenWebhookOptions(),
+    audit: defaultAuditOptions(),
   };
 }
 
@@ -495,11 +570,3 @@ export function usage(): string {
     .join('\n');
 }
 
-/** Applies --runtime-config to a group/version: `api/all`, `api/ga|beta|alpha`, `v1`, `<group>/<version>`. */
-export function runtimeEnabled(cfg: ReadonlyMap<string, boolean>, group: string, version: string): boolean {
-  const gv = group === '' ? version : `${group}/${version}`;
-  const direct = cfg.get(gv) ?? (group === '' ? cfg.get('api/v1') : undefined);
-  if (direct !== undefined) return direct;
-  const track = /alpha/.test(version) ? 'api/alpha' : /beta/.test(version) ? 'api/beta' : 'api/ga';
-  return cfg.get(track) ?? cfg.get('api/all') ?? !/alpha/.test(version);
-}

@@ -11,10 +11,13 @@
  * not here: see server.ts.
  */
 import type { ServerOptions } from './options.ts';
-import { runtimeEnabled } from './options.ts';
+import { RuntimeConfig } from '../versions/runtime-config.ts';
+import { FeatureGates } from '../versions/feature-gates.ts';
+import { recordDeprecatedRequest } from './deprecated-requests.ts';
+import { knownResources } from '../registry/catalog/served.ts';
 import { buildHandlerChain } from './chain.ts';
 import { HealthChecks, healthHandler, isHealthPath } from './health/index.ts';
-import { createMetrics, type ApiserverMetrics } from './metrics.ts';
+import { createMetrics, CURRENT_RELEASE, type ApiserverMetrics } from './metrics.ts';
 import type { Logger } from './logging.ts';
 import type { RequestHandler } from './http.ts';
 import type { RequestContext } from './context.ts';
@@ -44,6 +47,7 @@ import { AccessReviewer, bindAccessReviews } from '../registry/access-reviews/in
 import type { InflightCounts } from './filters/with-max-inflight.ts';
 import type { ShardAccess } from '../../shards/shard-access.ts';
 import { Counter } from 'prom-client';
+import { auditFilters, type AuditSink } from '../audit/index.ts';
 import { crdResourceTypes } from '../apiextensions/crd-types.ts';
 import { installCustomResources } from '../apiextensions/install.ts';
 
@@ -60,10 +64,13 @@ export interface ReviewSlots {
 /** The resource types of this server, as the options enable and size them (the same in every thread). */
 export function buildRegistry(opts: ServerOptions): { registry: ResourceRegistry; reviews: ReviewSlots } {
   const reviews: ReviewSlots = { tokenReviews: new TokenReviewSlot(), reviewer: new AccessReviewer() };
-  const registry = new ResourceRegistry([...bindAccessReviews(builtinResourceTypes, reviews.reviewer), ...tokenReviewTypes(reviews.tokenReviews), ...crdResourceTypes], {
+  const defs = [...bindAccessReviews(builtinResourceTypes, reviews.reviewer), ...tokenReviewTypes(reviews.tokenReviews), ...crdResourceTypes];
+  // validateOptions has checked the flag against the same types; this throws only for callers that skipped it.
+  const runtime = new RuntimeConfig(opts.runtimeConfig, knownResources(defs));
+  const registry = new ResourceRegistry(defs, {
     defaultWatchCacheSize: opts.defaultWatchCacheSize,
     watchCacheSizes: opts.watchCacheSizes,
-    isEnabled: (group, version) => runtimeEnabled(opts.runtimeConfig, group, version),
+    isEnabled: (group, version, resource, defaultEnabled) => runtime.isEnabled(group, version, resource, defaultEnabled),
   });
   return { registry, reviews };
 }
@@ -95,6 +102,8 @@ export interface PipelineInputs {
    * aggregated); this thread's own registry when absent.
    */
   readonly processMetrics?: (() => Promise<string>) | undefined;
+  /** Where this thread's audit events go (the main thread's backends, or a channel to them); none: no audit. */
+  readonly auditSink?: AuditSink | undefined;
 }
 
 export interface Pipeline {
@@ -123,6 +132,8 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     }
   };
   try {
+    // Validated with the flag; the gates this thread's behaviour follows.
+    const gates = new FeatureGates(opts.featureGates);
     // Admission and the generic store.
     const generic: { store?: GenericStore; authorizer?: Authorizer; metrics?: ApiserverMetrics } = {};
     const lookup = new WatchCacheLookup(registry, () => generic.store!);
@@ -176,7 +187,10 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       const namespaces = registry.lookup('', 'v1', 'namespaces')!;
       await router.get(namespaces.storageResource, `${namespaces.keyPrefix}default`, { kind: 'latest' });
     });
-    const metrics = createMetrics({ defaultMetrics: inp.defaultMetrics ?? true });
+    const metrics = createMetrics({
+      defaultMetrics: inp.defaultMetrics ?? true,
+      policy: { disabled: new Set(opts.disabledMetrics), showHidden: opts.showHiddenMetricsForVersion !== '', current: CURRENT_RELEASE },
+    });
     generic.metrics = metrics;
     router.observe = (op, resource, seconds) => metrics.observeStorageRequest(op, resource, seconds);
     const threadRequests = new Counter({
@@ -233,8 +247,11 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       continueTokens: new ContinueTokens(Buffer.from(inp.continueKey), opts.continueTokenLifetimeMs),
       watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds, maxBufferedBytes: opts.watchMaxBufferedBytes },
       tokenRequest: serviceAccounts.tokenRequest,
+      onDeprecatedRequest: (ctx, rt, info) => recordDeprecatedRequest(metrics, ctx, rt, info),
+      features: { listChunking: gates.enabled('APIListChunking'), remainingItemCount: gates.enabled('RemainingItemCount') },
     });
     const processMetrics = inp.processMetrics;
+    const openApiV3 = gates.enabled('OpenAPIV3');
     const routes = createRoutes({
       resources,
       // Read per request: custom resource definitions replace the documents.
@@ -255,6 +272,8 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
         ctx.res.end(text);
       },
       openapi: (req) => {
+        // OpenAPIV3 off: the v3 documents are not served (undefined: the router's 404).
+        if (!openApiV3 && (req.path === '/openapi/v3' || req.path.startsWith('/openapi/v3/'))) return undefined;
         if (staleOpenApi !== undefined) {
           openapi = staleOpenApi();
           staleOpenApi = undefined;
@@ -263,7 +282,10 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       },
       documents: serviceAccounts.documents,
     });
+    const audit = await auditFilters(opts.audit, inp.auditSink, logger);
     const chain = buildHandlerChain({
+      audit: audit?.audit,
+      auditFailedAuthentication: audit?.failedAuthentication,
       authenticator: authn.authenticator,
       stripHeaders: authn.stripHeaders,
       authorizer,

@@ -40,8 +40,10 @@ import { registerWatchBudgetMetrics } from './watch-budget-metrics.ts';
 import type { ApiRequest, ApiResponse } from './http.ts';
 import { API_FLAVOR, API_FLAVOR_ENV, names } from '../naming/index.ts';
 import { buildPipeline, buildRegistry } from './pipeline.ts';
+import { FeatureGates } from '../versions/feature-gates.ts';
 import { SHARED_INFLIGHT_BYTES, SharedInflightCounter } from './shared-inflight.ts';
 import { FrontendThreads, nodeReusePortSupported } from './frontend-threads.ts';
+import { openAuditSink } from '../audit/index.ts';
 
 /** How often the API server's own Service and endpoints are checked (the original's endpoint interval). */
 const API_SERVICE_RECONCILE_MS = 10_000;
@@ -75,6 +77,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     );
   }
   await checkDataDirFlavor(opts.dataDir, opts.apiFlavor);
+  // The original logs a warning for each GA or deprecated feature gate that was set.
+  for (const warning of new FeatureGates(opts.featureGates).warnings) logger.warn(warning);
   const cleanups: Array<() => Promise<void> | void> = [];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.reverse()) {
@@ -136,7 +140,11 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     const continueKey = createHash('sha256').update('orch continue tokens\0').update(files.saPrivateKey.export({ format: 'der', type: 'pkcs8' })).digest();
     const inflightBuffer = new SharedArrayBuffer(SHARED_INFLIGHT_BYTES);
     let threads: FrontendThreads | null = null;
+    // Audit backends: opened once, here; closed (flushed) after every serving thread stopped.
+    const auditSink = await openAuditSink(opts.audit, logger);
+    if (auditSink !== null) cleanups.push(() => auditSink.close());
     const pipeline = await buildPipeline({
+      auditSink: auditSink ?? undefined,
       opts,
       logger,
       registry,
@@ -264,6 +272,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         router,
         logger,
         localMetrics: () => metrics.registry.getMetricsAsJSON(),
+        audit: auditSink,
       });
       const started = threads;
       cleanups.push(() => started.close());

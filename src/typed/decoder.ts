@@ -18,8 +18,7 @@
 import type { SchemaSet } from '../openapi/schema-set.ts';
 import type { Scalar, TypeExpr } from '../openapi/schema-dsl.ts';
 import { parseRfc3339 } from '../protobuf/time.ts';
-import { OPAQUE_FIELD_TYPES, SUPPLEMENT_MESSAGES } from '../protobuf/supplement/opaque-messages.ts';
-import { GO_PRESENCE } from '../protobuf/supplement/go-presence.ts';
+import { OPAQUE_FIELD_TYPES, SUPPLEMENT_MESSAGES, GO_PRESENCE } from '../protobuf/supplement/tables.ts';
 import { MAX_NESTING_DEPTH, valueDepthExceeded } from './depth.ts';
 import {
   base64Error,

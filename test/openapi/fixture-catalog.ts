@@ -106,7 +106,8 @@ export const FIXTURE_DEFS: ResourceTypeDef[] = [
     ['validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false],
     ['validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false],
   ]),
-  ...defs('admissionregistration.orch.io', 'v1beta1', [['validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false]]),
+  // A kind nobody declared (the older versions of spec 9.3 are declared: src/openapi/types/versions.ts).
+  ...defs('admissionregistration.orch.io', 'v1alpha1', [['validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false]]),
   ...defs('networking.orch.io', 'v1', [
     ['ingressclasses', 'IngressClass', false],
     ['ingresses', 'Ingress', true, { shortNames: ['ing'], subresources: [STATUS('Ingress')] }],

@@ -39,7 +39,7 @@ describe('served kinds', () => {
   });
 
   it('gives a kind nobody declared a minimal schema that keeps unknown fields', () => {
-    const [, vwc] = schemaByGvk(v3Schemas('admissionregistration.orch.io', 'v1beta1'), { group: 'admissionregistration.orch.io', version: 'v1beta1', kind: 'ValidatingWebhookConfiguration' })!;
+    const [, vwc] = schemaByGvk(v3Schemas('admissionregistration.orch.io', 'v1alpha1'), { group: 'admissionregistration.orch.io', version: 'v1alpha1', kind: 'ValidatingAdmissionPolicy' })!;
     assert.equal(vwc['x-kubernetes-preserve-unknown-fields'], true);
     assert.equal(vwc['x-orch-preserve-unknown-fields'], true);
     assert.ok(obj(vwc['properties'])['metadata']);

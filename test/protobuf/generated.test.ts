@@ -10,7 +10,7 @@ import { ALL_TYPES } from '../../src/openapi/types/index.ts';
 import { listProtoFiles, loadPlans, loadRoot, PROTO_DIR } from '../../src/protobuf/load.ts';
 import { buildProtoModel } from '../../src/protobuf/model.ts';
 import { renderProtoFiles } from '../../src/protobuf/render-proto.ts';
-import { GO_PRESENCE } from '../../src/protobuf/supplement/go-presence.ts';
+import { GO_PRESENCE } from '../../src/protobuf/supplement/tables.ts';
 import { supportsProtobuf } from '../../src/protobuf/index.ts';
 
 test('proto/ is what scripts/gen-proto.ts generates now (run it after changing the DSL)', () => {

@@ -4,7 +4,7 @@
  * tests. Log lines are captured in memory.
  */
 import { buildHandlerChain, DEFAULT_CHAIN_OPTIONS, type HandlerChainOptions } from '../../src/server/chain.ts';
-import type { RequestContext } from '../../src/server/context.ts';
+import type { Filter, RequestContext } from '../../src/server/context.ts';
 import type { RequestHandler } from '../../src/server/http.ts';
 import type { Authenticator, AuthResult } from '../../src/authn/types.ts';
 import { GROUP_AUTHENTICATED, GROUP_MASTERS } from '../../src/authn/types.ts';
@@ -63,7 +63,7 @@ export interface Harness {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export function createHarness(options: Partial<HandlerChainOptions> = {}): Harness {
+export function createHarness(options: Partial<HandlerChainOptions> = {}, extra: { audit?: Filter; auditFailedAuthentication?: Filter } = {}): Harness {
   const rawLogs: string[] = [];
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger({
@@ -121,6 +121,8 @@ export function createHarness(options: Partial<HandlerChainOptions> = {}): Harne
   };
 
   const handle = buildHandlerChain({
+    audit: extra.audit,
+    auditFailedAuthentication: extra.auditFailedAuthentication,
     authenticator,
     authorizer,
     handler,

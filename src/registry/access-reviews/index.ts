@@ -40,8 +40,8 @@ export function accessReviewTypes(reviewer: AccessReviewer = new AccessReviewer(
         verbs: ['create'],
         virtual: true,
         strategy: reviewStrategy(k.kind, version, reviewer),
-        deprecationWarning:
-          version === 'v1beta1' ? `${group}/v1beta1 ${k.kind} is deprecated in v1.19+, unavailable in v1.22+; use ${group}/v1 ${k.kind}` : undefined,
+        // The original's facts for v1beta1 (removed in 1.22; the spec keeps serving it).
+        deprecated: version === 'v1beta1' ? { since: '1.19', removed: '1.22', replacement: { group, version: 'v1', kind: k.kind } } : undefined,
       });
     }
   }

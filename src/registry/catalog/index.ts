@@ -19,6 +19,9 @@ import { policyTypes } from './policy.ts';
 import { rbacTypes } from './rbac.ts';
 import { schedulingTypes } from './scheduling.ts';
 import { storageTypes } from './storage.ts';
+import { autoscalingV1Types } from './autoscaling-v1.ts';
+import { flowcontrolTypes } from './flowcontrol.ts';
+import { olderVersionTypes } from './older-versions.ts';
 
 export const builtinResourceTypes: ResourceTypeDef[] = [
   ...coreTypes,
@@ -37,4 +40,8 @@ export const builtinResourceTypes: ResourceTypeDef[] = [
   ...schedulingTypes,
   ...nodeTypes,
   ...discoveryTypes,
+  ...flowcontrolTypes,
+  // Served versions besides the current ones; discovery lists each group's current version first (preferred).
+  ...autoscalingV1Types,
+  ...olderVersionTypes,
 ];

@@ -98,7 +98,7 @@ export function tokenReviewTypes(slot: TokenReviewSlot): ResourceTypeDef[] {
       ...def,
       version: 'v1beta1',
       // The original's wording for a served deprecated version (it removed this one in 1.22; the spec keeps it).
-      deprecationWarning: `${group}/v1beta1 TokenReview is deprecated in v1.19+, unavailable in v1.22+; use ${group}/v1 TokenReview`,
+      deprecated: { since: '1.19', removed: '1.22', replacement: { group, version: 'v1', kind: 'TokenReview' } },
     },
   ];
 }

@@ -19,6 +19,10 @@ export class TrackedResponse implements ApiResponse {
   status = 0;
   headWritten = false;
   ended = false;
+  /** Sees every body chunk the handler writes (audit at RequestResponse level); unset for nearly every request. */
+  bodyTap: ((chunk: Uint8Array | string) => void) | undefined;
+  /** Headers added to whatever head goes out (the audit filter's Audit-Id); unset for most requests. */
+  extraHeaders: Readonly<Record<string, string>> | undefined;
   /** Set once the response was taken away from the handler. */
   sealed = false;
   /** True once the response ended or the client went away. */
@@ -65,6 +69,7 @@ export class TrackedResponse implements ApiResponse {
     // for a drain that will never come (they see `closed` and stop).
     if (this.sealed) return true;
     if (!this.headWritten) this.#head(200, {}); // an implicit 200, as in Go, so the tracker never misses a status
+    this.bodyTap?.(chunk);
     return this.#inner.write(chunk);
   }
 
@@ -156,13 +161,14 @@ export class TrackedResponse implements ApiResponse {
     const listeners = this.#headListeners;
     this.#headListeners = [];
     for (const l of listeners) l(status);
-    this.#inner.writeHead(status, headers);
+    this.#inner.writeHead(status, this.extraHeaders === undefined ? headers : { ...headers, ...this.extraHeaders });
   }
 
   #end(chunk?: Uint8Array | string): void {
     if (this.ended) return;
     if (!this.headWritten) this.#head(200, {});
     this.ended = true;
+    if (chunk !== undefined) this.bodyTap?.(chunk);
     if (chunk === undefined) this.#inner.end();
     else this.#inner.end(chunk);
     this.#finish();
@@ -172,6 +178,7 @@ export class TrackedResponse implements ApiResponse {
     if (this.ended) return;
     if (!this.headWritten) this.#head(200, {});
     this.ended = true;
+    if (this.bodyTap !== undefined) for (const p of parts) this.bodyTap(p);
     this.#inner.endParts(parts);
     this.#finish();
   }

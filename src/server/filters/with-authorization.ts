@@ -66,6 +66,7 @@ export function withAuthorization(authorizer: Authorizer): Filter {
     }
     const attrs = authorizationAttributes(info, user);
     const result = await authorizer.authorize(attrs);
+    ctx.authorization = result;
     if (result.decision === 'allow') {
       await next();
       return;

@@ -37,6 +37,7 @@ export function respondWithError(ctx: RequestContext, err: unknown, logger: Logg
     return;
   }
   const internal = isInternal(err);
+  if (!(err instanceof StatusError)) ctx.panicked = true;
   if (internal) {
     logger.error({ err, auditID: ctx.auditID, method: ctx.req.method, path: ctx.req.path }, "apiserver panic'd");
     metrics?.recordInternalError(requestLabels(ctx));

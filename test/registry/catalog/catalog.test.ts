@@ -9,7 +9,15 @@ import { ALL_VERBS, type ResourceTypeDef } from '../../../src/registry/resource-
 import type { KObject } from '../../../src/registry/object.ts';
 import type { StrategyContext } from '../../../src/registry/strategy.ts';
 
-const types = builtinResourceTypes;
+import { olderVersionTypes } from '../../../src/registry/catalog/older-versions.ts';
+import { autoscalingV1Types } from '../../../src/registry/catalog/autoscaling-v1.ts';
+import { flowcontrolTypes } from '../../../src/registry/catalog/flowcontrol.ts';
+
+/** The v1.25-era versions (spec 9.3) besides the v1.32 ones; test/versions/ covers them. */
+const older = new Set<ResourceTypeDef>([...olderVersionTypes, ...autoscalingV1Types, ...flowcontrolTypes]);
+const all = builtinResourceTypes;
+/** The types the original v1.32 serves: what its discovery facts below are about. */
+const types = builtinResourceTypes.filter((t) => !older.has(t));
 const gvr = (t: ResourceTypeDef): string => `${t.group}/${t.version}/${t.resource}`;
 
 function find(group: string, resource: string): ResourceTypeDef {
@@ -20,15 +28,17 @@ function find(group: string, resource: string): ResourceTypeDef {
 
 describe('catalog sanity', () => {
   it('serves each group/version/resource once', () => {
-    const keys = types.map(gvr);
+    const keys = all.map(gvr);
     assert.equal(new Set(keys).size, keys.length);
     // 45 stored or action types and the 8 access reviews (4 kinds, v1 and v1beta1).
     assert.equal(types.length, 53);
+    // autoscaling/v1 HPAs, flowcontrol v1beta2 (2), and 12 older versions of spec 9.3.
+    assert.equal(all.length, 53 + 15);
   });
 
   it('gives each short name to one storage', () => {
     const owner = new Map<string, string>();
-    for (const t of types) {
+    for (const t of all) {
       const storage = t.storageOf ? `${t.storageOf.group}/${t.storageOf.resource}` : `${t.group}/${t.resource}`;
       for (const s of t.shortNames ?? []) {
         // Core and events.orch.io events share `ev`, as in the original: same objects.
@@ -40,7 +50,7 @@ describe('catalog sanity', () => {
   });
 
   it('names resources, kinds and singulars consistently', () => {
-    for (const t of types) {
+    for (const t of all) {
       assert.match(t.resource, /^[a-z]+$/, gvr(t));
       assert.match(t.kind, /^[A-Z][A-Za-z]+$/, gvr(t));
       assert.equal(t.singularName, t.kind.toLowerCase(), gvr(t));
@@ -57,7 +67,7 @@ describe('catalog sanity', () => {
       eviction: ['Eviction', 'policy', 'v1'],
       token: ['TokenRequest', 'authentication.orch.io', 'v1'],
     };
-    for (const t of types) {
+    for (const t of all) {
       const names = (t.subresources ?? []).map((s) => s.name);
       assert.equal(new Set(names).size, names.length, gvr(t));
       for (const s of t.subresources ?? []) {
@@ -74,7 +84,7 @@ describe('catalog sanity', () => {
   });
 
   it('lists only known verbs', () => {
-    for (const t of types) for (const v of t.verbs ?? []) assert.ok(ALL_VERBS.includes(v), `${gvr(t)} ${v}`);
+    for (const t of all) for (const v of t.verbs ?? []) assert.ok(ALL_VERBS.includes(v), `${gvr(t)} ${v}`);
   });
 });
 

@@ -19,6 +19,7 @@
  * (src/controllers/resource-quota-controller.ts), which also releases what
  * deleted objects used.
  */
+import { cloneJson } from '../../../patch/json-value.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../types.ts';
 import type { AdmissionPluginFactory } from '../../plugin-table.ts';
 import type { GenericStore } from '../../../registry/generic-store.ts';
@@ -256,7 +257,8 @@ export class StoreQuotaAccess implements QuotaAccess {
   async updateStatus(quota: KObject): Promise<KObject> {
     const ns = quota.metadata.namespace ?? '';
     const name = quota.metadata.name ?? '';
-    const res = await this.#store().update(this.#rt, ns, name, quota, { user: undefined, dryRun: false }, 'status');
+    // The store binds names into the body it is given: never hand it an object shared with the index.
+    const res = await this.#store().update(this.#rt, ns, name, cloneJson(quota), { user: undefined, dryRun: false }, 'status');
     const stored = parseObject(res.body);
     this.#written.set(`${ns}/${name}`, stored);
     return stored;

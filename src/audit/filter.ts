@@ -1,0 +1,181 @@
+/**
+ * The audit filter, where the original's WithAudit sits: just inside
+ * authentication (the policy matches the authenticated user), around
+ * impersonation, authorization and the handler, so the event sees who acted
+ * as whom, the authorizer's decision and admission's annotations.
+ *
+ * Stages: RequestReceived when the request comes in; ResponseStarted when a
+ * long-running request (watch, ...) sends its head; ResponseComplete once the
+ * response ended; Panic instead when the handler failed with an error of the
+ * server's making.
+ *
+ * Cost: a request whose rule is None pays one policy evaluation (Set
+ * lookups). Otherwise, with batch-mode backends, the request pays for a small
+ * record and a queue push per stage; the events are built and handed to the
+ * backends on a later turn of the event loop (setImmediate), off the
+ * response path. Blocking backends make the request wait for its events.
+ */
+import type { Filter, RequestContext } from '../server/context.ts';
+import type { Logger } from '../server/logging.ts';
+import { trackedResponse } from '../server/filters/tracked-response.ts';
+import { errors } from '../api/status.ts';
+import { writeStatus } from '../server/filters/write-status.ts';
+import { buildEvent, type AuditRecord } from './event.ts';
+import type { PolicyChecker } from './policy.ts';
+import type { AuditSink } from './sink.ts';
+import { tapRequestBody } from './tapped-request.ts';
+import { levelAtLeast, type Stage } from './types.ts';
+
+/** Responses kept for RequestResponse events up to this size (the original's truncate limit per batch). */
+const MAX_CAPTURED_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+export interface AuditFilterDeps {
+  readonly checker: PolicyChecker;
+  readonly sink: AuditSink;
+  readonly logger: Logger;
+}
+
+export function withAudit(deps: AuditFilterDeps): Filter {
+  const { checker, sink, logger } = deps;
+  // Batch mode: events made and handed over on the next turn, many requests' at once.
+  let pending: (() => void)[] = [];
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    const jobs = pending;
+    pending = [];
+    for (const job of jobs) {
+      try {
+        job();
+      } catch (err) {
+        logger.error({ err }, 'audit event could not be built');
+      }
+    }
+  };
+  const later = (job: () => void): void => {
+    pending.push(job);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+  const failed = (err: unknown): void => {
+    logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written');
+  };
+
+  return async (ctx, next) => {
+    const info = ctx.info;
+    if (info === undefined) throw new Error('audit without request info: handler chain must be wrong');
+    const cfg = checker.evaluate({
+      user: ctx.user,
+      verb: info.verb,
+      isResourceRequest: info.isResourceRequest,
+      path: info.path,
+      namespace: info.namespace,
+      apiGroup: info.apiGroup,
+      resource: info.resource,
+      subresource: info.subresource,
+      name: info.name,
+    });
+    if (cfg.level === 'None') {
+      await next();
+      return;
+    }
+    const rec: AuditRecord = {
+      ctx,
+      level: cfg.level,
+      omitManagedFields: cfg.omitManagedFields,
+      receivedAt: Date.now(),
+      remoteAddress: ctx.req.remoteAddress,
+      requestBody: undefined,
+      responseChunks: undefined,
+      responseBytes: 0,
+    };
+    // The original answers every request with its audit ID; here the audited ones, which the event names.
+    trackedResponse(ctx).extraHeaders = { 'audit-id': ctx.auditID };
+    const omit = cfg.omitStages;
+    /** Sends a stage's event; with a blocking sink, the promise of its write. */
+    const emit = (stage: Stage): Promise<void> | undefined => {
+      if (omit.has(stage)) return undefined;
+      const now = Date.now();
+      if (!sink.blocking) {
+        later(() => void sink.process(buildEvent(rec, stage, now)).catch(failed));
+        return undefined;
+      }
+      return sink.process(buildEvent(rec, stage, now));
+    };
+
+    const received = emit('RequestReceived');
+    if (received !== undefined) {
+      try {
+        await received;
+      } catch {
+        // blocking-strict: a request whose arrival cannot be recorded is not served (the original answers 500).
+        writeStatus(ctx.res, errors.internal('failed to store audit event'));
+        return;
+      }
+    }
+    if (levelAtLeast(cfg.level, 'Request')) ctx.req = tapRequestBody(ctx.req, (body) => (rec.requestBody = body));
+    const res = trackedResponse(ctx);
+    if (cfg.level === 'RequestResponse' && !ctx.longRunning) captureResponse(ctx, rec);
+    let started: Promise<void> | undefined;
+    if (ctx.longRunning) res.onHeadWritten(() => (started = emit('ResponseStarted')?.catch(failed)));
+    try {
+      await next();
+    } finally {
+      // The event comes once the response ended: a watch ends long after the handler returned, and an
+      // error thrown out of here is answered by panic recovery further out.
+      const complete = (): Promise<void> | undefined => emit(ctx.panicked ? 'Panic' : 'ResponseComplete');
+      if (sink.blocking && res.finished) {
+        await started;
+        await complete()?.catch(failed);
+      } else {
+        res.onFinished(() => void (started ?? Promise.resolve()).then(() => complete()?.catch(failed)));
+      }
+    }
+  };
+}
+
+/** Keeps the response body's chunks for the RequestResponse event, up to a bound. */
+function captureResponse(ctx: RequestContext, rec: AuditRecord): void {
+  const res = trackedResponse(ctx);
+  rec.responseChunks = [];
+  res.bodyTap = (chunk) => {
+    if (rec.responseChunks === undefined) return;
+    rec.responseBytes += chunk.length;
+    if (rec.responseBytes > MAX_CAPTURED_RESPONSE_BYTES) {
+      rec.responseChunks = undefined;
+      return;
+    }
+    // Handlers may reuse their buffers after a write: keep a copy.
+    rec.responseChunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk));
+  };
+}
+
+/**
+ * The original's WithFailedAuthenticationAudit: a request refused with 401
+ * never reaches withAudit (it sits inside authentication), so this filter,
+ * just outside authentication, records it as one ResponseStarted event with
+ * no user, at the level the policy gives a request without one.
+ */
+export function withFailedAuthenticationAudit(deps: AuditFilterDeps): Filter {
+  const { checker, sink, logger } = deps;
+  return async (ctx, next) => {
+    const receivedAt = Date.now();
+    const remoteAddress = ctx.req.remoteAddress;
+    await next();
+    if (ctx.user !== undefined || ctx.status !== 401 || ctx.info === undefined) return;
+    const info = ctx.info;
+    const cfg = checker.evaluate({ ...info, user: undefined });
+    if (cfg.level === 'None' || cfg.omitStages.has('ResponseStarted')) return;
+    const rec: AuditRecord = { ctx, level: 'Metadata', omitManagedFields: false, receivedAt, remoteAddress, requestBody: undefined, responseChunks: undefined, responseBytes: 0 };
+    const ev = buildEvent(rec, 'ResponseStarted', Date.now());
+    ev.level = cfg.level;
+    ev.responseStatus = { metadata: {}, code: 401, status: 'Failure', message: 'Authentication failed' };
+    try {
+      await sink.process(ev);
+    } catch (err) {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written');
+    }
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Audit (spec 6.2): what the server and the serving threads build from the
+ * options. The main thread opens the backends once (openAuditSink); every
+ * serving thread compiles the policy and puts the filter in its chain
+ * (auditFilter), with the main thread's sink or a channel to it.
+ */
+import type { Filter } from '../server/context.ts';
+import type { Logger } from '../server/logging.ts';
+import { auditEnabled, type AuditOptions } from './config.ts';
+import { withAudit, withFailedAuthenticationAudit } from './filter.ts';
+import { LogBackend } from './log-backend.ts';
+import { loadPolicy } from './policy.ts';
+import { LocalAuditSink, type AuditSink, type ModedBackend } from './sink.ts';
+import { WebhookBackend } from './webhook-backend.ts';
+
+export { RemoteAuditSink, serveRemoteAuditSink } from './remote-sink.ts';
+export { LocalAuditSink, type AuditSink } from './sink.ts';
+export { auditEnabled } from './config.ts';
+
+/** Whether requests wait for their events (a blocking backend is configured). */
+export function auditBlocking(a: AuditOptions): boolean {
+  return (a.log.path !== undefined && a.log.mode !== 'batch') || (a.webhook.configFile !== undefined && a.webhook.mode !== 'batch');
+}
+
+/** The backends the options name, behind their modes; null when auditing is off. */
+export async function openAuditSink(a: AuditOptions, logger: Logger): Promise<LocalAuditSink | null> {
+  if (!auditEnabled(a)) return null;
+  const backends: ModedBackend[] = [];
+  try {
+    if (a.log.path !== undefined) {
+      backends.push({
+        backend: await LogBackend.open({ path: a.log.path, format: a.log.format, maxSizeMB: a.log.maxSizeMB, maxBackups: a.log.maxBackups, maxAgeDays: a.log.maxAgeDays }),
+        mode: a.log.mode,
+        batch: a.log.batch,
+      });
+    }
+    if (a.webhook.configFile !== undefined) {
+      let backend: WebhookBackend;
+      try {
+        backend = await WebhookBackend.open({ configFile: a.webhook.configFile, initialBackoffMs: a.webhook.initialBackoffMs });
+      } catch (err) {
+        // The kubeconfig reader names the token webhook's flag; this file came from another.
+        throw new Error(String((err as Error).message).replace('--authentication-token-webhook-config-file', '--audit-webhook-config-file'));
+      }
+      backends.push({ backend, mode: a.webhook.mode, batch: a.webhook.batch });
+    }
+  } catch (err) {
+    await Promise.all(backends.map((b) => b.backend.close()));
+    throw err;
+  }
+  return new LocalAuditSink(backends, (err, what) => logger.error({ err: err instanceof Error ? err.message : String(err) }, what));
+}
+
+export interface AuditFilters {
+  /** Just inside authentication: every authenticated request. */
+  readonly audit: Filter;
+  /** Just outside authentication: the requests it refused (401). */
+  readonly failedAuthentication: Filter;
+}
+
+/** The chain's audit filters, or undefined when auditing is off or the policy audits nothing. */
+export async function auditFilters(a: AuditOptions, sink: AuditSink | undefined, logger: Logger): Promise<AuditFilters | undefined> {
+  if (sink === undefined || !auditEnabled(a)) return undefined;
+  const checker = await loadPolicy(a.policyFile!);
+  if (checker.auditsNothing) return undefined;
+  const deps = { checker, sink, logger };
+  return { audit: withAudit(deps), failedAuthentication: withFailedAuthenticationAudit(deps) };
+}

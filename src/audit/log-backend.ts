@@ -1,0 +1,209 @@
+/**
+ * The log backend (`--audit-log-path`): one line per event, as JSON (one
+ * Event object) or in the original's legacy format, to stdout (`-`) or to a
+ * file (0600) rotated as the original's lumberjack logger does: past
+ * `--audit-log-maxsize` MB (0 means lumberjack's 100) the file is renamed
+ * `<name>-<UTC time>.<ext>` and a new one opened; backups beyond
+ * `--audit-log-maxbackup` or older than `--audit-log-maxage` days are removed
+ * (0: no limit).
+ *
+ * One writer per file: only the main thread owns this backend; front-end
+ * threads send their events there (remote-sink.ts).
+ */
+import { open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { AuditBackend } from './sink.ts';
+import type { AuditEvent } from './types.ts';
+
+export type LogFormat = 'json' | 'legacy';
+export const LOG_FORMATS: readonly LogFormat[] = ['json', 'legacy'];
+
+export interface LogBackendOptions {
+  path: string;
+  format: LogFormat;
+  /** Megabytes; 0 means 100 (lumberjack's default). */
+  maxSizeMB: number;
+  /** Backups kept; 0 keeps all. */
+  maxBackups: number;
+  /** Days a backup is kept; 0 keeps it forever. */
+  maxAgeDays: number;
+}
+
+/** Go's %q for the strings of a legacy line. */
+function q(s: string): string {
+  return JSON.stringify(s);
+}
+
+/** Go's time.RFC3339Nano: trailing zeros of the fraction dropped. */
+function rfc3339Nano(micro: string): string {
+  return micro.replace(/\.?0+Z$/, 'Z');
+}
+
+/** The original's audit.EventString (legacy format). */
+export function legacyLine(ev: AuditEvent): string {
+  let username = '<none>';
+  let groups = '<none>';
+  if (ev.user.username !== '') {
+    username = ev.user.username;
+    if (ev.user.groups !== undefined && ev.user.groups.length > 0) groups = ev.user.groups.map(q).join(',');
+  }
+  let asuser = '<self>';
+  let asgroups = '<lookup>';
+  if (ev.impersonatedUser !== undefined) {
+    asuser = ev.impersonatedUser.username;
+    if (ev.impersonatedUser.groups !== undefined) asgroups = ev.impersonatedUser.groups.map(q).join(',');
+  }
+  const namespace = ev.objectRef?.namespace || '<none>';
+  const response = ev.responseStatus !== undefined ? String(ev.responseStatus.code) : '<deferred>';
+  const ip = ev.sourceIPs[0] ?? '<unknown>';
+  return (
+    `${rfc3339Nano(ev.requestReceivedTimestamp)} AUDIT: id=${q(ev.auditID)} stage=${q(ev.stage)} ip=${q(ip)} method=${q(ev.verb)} ` +
+    `user=${q(username)} groups=${q(groups)} as=${q(asuser)} asgroups=${q(asgroups)} user-agent=${q(ev.userAgent ?? '')} ` +
+    `namespace=${q(namespace)} uri=${q(ev.requestURI)} response="${response}"`
+  );
+}
+
+export function formatEvents(events: readonly AuditEvent[], format: LogFormat): string {
+  let out = '';
+  for (const ev of events) out += (format === 'json' ? JSON.stringify(ev) : legacyLine(ev)) + '\n';
+  return out;
+}
+
+/** `2006-01-02T15-04-05.000` in UTC, lumberjack's backup time format. */
+function backupStamp(d: Date): string {
+  return d.toISOString().replace(/:/g, '-').replace(/Z$/, '');
+}
+
+const STAMP_RE = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})\.(\d{3})$/;
+
+export class LogBackend implements AuditBackend {
+  readonly name = 'log';
+  /** Writes are queued in order and joined (group commit): batch boundaries are invisible in the file. */
+  readonly pipelined = true;
+  readonly #opts: LogBackendOptions;
+  #fh: FileHandle | undefined;
+  #size = 0;
+  #pending: string[] = [];
+  #waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  #writing = false;
+  #idle: (() => void)[] = [];
+  #lastRotation = 0;
+
+  private constructor(opts: LogBackendOptions) {
+    this.#opts = opts;
+  }
+
+  static async open(opts: LogBackendOptions): Promise<LogBackend> {
+    const b = new LogBackend(opts);
+    if (opts.path !== '-') await b.#openFile();
+    return b;
+  }
+
+  get #maxBytes(): number {
+    return (this.#opts.maxSizeMB === 0 ? 100 : this.#opts.maxSizeMB) * 1024 * 1024;
+  }
+
+  async #openFile(): Promise<void> {
+    // 0600: audit events name users, and at Request level carry object contents.
+    this.#fh = await open(this.#opts.path, 'a', 0o600);
+    this.#size = (await this.#fh.stat()).size;
+  }
+
+  /**
+   * Appends the events' lines. Writes arriving while one is under way are
+   * joined into the next (a group commit): blocking mode makes every request
+   * wait for its line, and one file write per request would be the bottleneck.
+   */
+  write(events: readonly AuditEvent[]): Promise<void> {
+    const text = formatEvents(events, this.#opts.format);
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.push(text);
+      this.#waiters.push({ resolve, reject });
+      if (!this.#writing) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#writing = true;
+    while (this.#pending.length > 0) {
+      const text = this.#pending.join('');
+      const waiters = this.#waiters;
+      this.#pending = [];
+      this.#waiters = [];
+      try {
+        await this.#append(text);
+        for (const w of waiters) w.resolve();
+      } catch (err) {
+        for (const w of waiters) w.reject(err);
+      }
+    }
+    this.#writing = false;
+    const idle = this.#idle;
+    this.#idle = [];
+    for (const r of idle) r();
+  }
+
+  async #append(text: string): Promise<void> {
+    if (this.#opts.path === '-') {
+      await new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
+      return;
+    }
+    const buf = Buffer.from(text, 'utf8');
+    if (this.#fh === undefined) await this.#openFile();
+    if (this.#size > 0 && this.#size + buf.length > this.#maxBytes) await this.#rotate();
+    await this.#fh!.write(buf);
+    this.#size += buf.length;
+  }
+
+  async #rotate(): Promise<void> {
+    await this.#fh?.close();
+    this.#fh = undefined;
+    const { dir, name, ext } = this.#parts();
+    // Two rotations within a millisecond would overwrite a backup: step the time on.
+    const t = Math.max(Date.now(), this.#lastRotation + 1);
+    this.#lastRotation = t;
+    await rename(this.#opts.path, path.join(dir, `${name}-${backupStamp(new Date(t))}${ext}`));
+    await this.#openFile();
+    await this.#cleanup();
+  }
+
+  #parts(): { dir: string; name: string; ext: string } {
+    const dir = path.dirname(this.#opts.path);
+    const ext = path.extname(this.#opts.path);
+    return { dir, name: path.basename(this.#opts.path, ext), ext };
+  }
+
+  /** The backups of this log, newest first. */
+  async backups(): Promise<{ file: string; time: number }[]> {
+    const { dir, name, ext } = this.#parts();
+    const out: { file: string; time: number }[] = [];
+    for (const f of await readdir(dir)) {
+      if (!f.startsWith(`${name}-`) || !f.endsWith(ext)) continue;
+      const m = STAMP_RE.exec(f.slice(name.length + 1, f.length - ext.length));
+      if (m === null) continue;
+      out.push({ file: path.join(dir, f), time: Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`) });
+    }
+    return out.sort((a, b) => b.time - a.time);
+  }
+
+  async #cleanup(): Promise<void> {
+    const { maxBackups, maxAgeDays } = this.#opts;
+    if (maxBackups === 0 && maxAgeDays === 0) return;
+    const backups = await this.backups();
+    const cutoff = Date.now() - maxAgeDays * 86_400_000;
+    for (const [i, b] of backups.entries()) {
+      if ((maxBackups > 0 && i >= maxBackups) || (maxAgeDays > 0 && b.time < cutoff)) await rm(b.file, { force: true });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#writing) await new Promise<void>((r) => this.#idle.push(r));
+    await this.#fh?.close();
+    this.#fh = undefined;
+  }
+}
+
+/** The size of the current log file (tests). */
+export async function logSize(file: string): Promise<number> {
+  return (await stat(file)).size;
+}

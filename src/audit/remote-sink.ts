@@ -1,0 +1,94 @@
+/**
+ * Audit across serving threads: one thread (the main one) owns the backends,
+ * so a log file has one writer; the front-end worker threads send their
+ * events over a MessagePort. In batch mode a thread posts what a turn of its
+ * event loop produced as one message; with a blocking backend each event is
+ * acknowledged once written (or refused by a blocking-strict backend).
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { AuditSink, LocalAuditSink } from './sink.ts';
+import type { AuditEvent } from './types.ts';
+
+interface EventsMessage {
+  readonly events: AuditEvent[];
+  /** Set when the sender waits for an answer (blocking modes). */
+  readonly id?: number;
+}
+
+interface AckMessage {
+  readonly id: number;
+  readonly error?: string;
+}
+
+/** A worker thread's sink: events go to the thread that owns the backends. */
+export class RemoteAuditSink implements AuditSink {
+  readonly #port: MessagePort;
+  readonly #waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  #nextId = 1;
+  #batch: AuditEvent[] = [];
+  #closed = false;
+
+  constructor(
+    port: MessagePort,
+    readonly blocking: boolean,
+  ) {
+    this.#port = port;
+    port.on('message', (m: AckMessage) => {
+      const w = this.#waiting.get(m.id);
+      if (w === undefined) return;
+      this.#waiting.delete(m.id);
+      if (m.error === undefined) w.resolve();
+      else w.reject(new Error(m.error));
+    });
+    port.unref();
+  }
+
+  process(event: AuditEvent): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (!this.blocking) {
+      if (this.#batch.length === 0) setImmediate(() => this.#flush());
+      this.#batch.push(event);
+      return Promise.resolve();
+    }
+    const id = this.#nextId++;
+    return new Promise<void>((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      const msg: EventsMessage = { id, events: [event] };
+      this.#port.postMessage(msg);
+    });
+  }
+
+  #flush(): void {
+    const events = this.#batch;
+    this.#batch = [];
+    if (events.length === 0) return;
+    const msg: EventsMessage = { events };
+    this.#port.postMessage(msg);
+  }
+
+  async close(): Promise<void> {
+    this.#flush();
+    this.#closed = true;
+    // Nobody will answer now: requests still waiting go on (their events may be lost).
+    for (const w of this.#waiting.values()) w.resolve();
+    this.#waiting.clear();
+  }
+}
+
+/** The owning thread's end of a worker's channel. */
+export function serveRemoteAuditSink(port: MessagePort, sink: LocalAuditSink): void {
+  port.on('message', (m: EventsMessage) => {
+    if (!Array.isArray(m?.events)) return;
+    const done = sink.processMany(m.events);
+    const id = m.id;
+    if (id === undefined) {
+      void done.catch(() => undefined); // batch mode: failures were reported by the sink
+      return;
+    }
+    done.then(
+      () => port.postMessage({ id } satisfies AckMessage),
+      (err: unknown) => port.postMessage({ id, error: err instanceof Error ? err.message : String(err) } satisfies AckMessage),
+    );
+  });
+  port.unref();
+}

@@ -1,0 +1,214 @@
+/**
+ * Where the audit filter sends events, and the modes of the original's
+ * backends (`--audit-{log,webhook}-mode`):
+ *
+ * - batch: events queue in a bounded buffer (`-batch-buffer-size`, 10000)
+ *   and go out in batches (`-batch-max-size`, `-batch-max-wait`), at most
+ *   `-batch-throttle-qps` batches a second (burst `-batch-throttle-burst`);
+ *   a full buffer drops the event (counted and logged), never blocks a request;
+ * - blocking: the request waits until its event is written; a failure is
+ *   logged only;
+ * - blocking-strict: as blocking, and a failure at RequestReceived fails the
+ *   request (the filter answers 500).
+ */
+import type { AuditEvent } from './types.ts';
+
+export type AuditMode = 'batch' | 'blocking' | 'blocking-strict';
+export const AUDIT_MODES: readonly AuditMode[] = ['batch', 'blocking', 'blocking-strict'];
+
+/** A place events are written to (the log file, the webhook). */
+export interface AuditBackend {
+  readonly name: string;
+  /**
+   * True when batch boundaries mean nothing to the backend and calls are
+   * applied in order even if not awaited (a log file: lines are lines). Then
+   * every full batch queued is handed over at once, not one per turn.
+   */
+  readonly pipelined?: boolean;
+  /** Writes events in order; rejects when they could not be written. */
+  write(events: readonly AuditEvent[]): Promise<void>;
+  /** Flushes what is buffered and releases the file or connection. */
+  close(): Promise<void>;
+}
+
+export interface BatchOptions {
+  bufferSize: number;
+  maxSize: number;
+  maxWaitMs: number;
+  throttleEnable: boolean;
+  throttleQps: number;
+  throttleBurst: number;
+}
+
+/** What the filter talks to: one or more backends behind their modes (or a channel to the thread that has them). */
+export interface AuditSink {
+  /** Whether requests must wait for their events (some backend is blocking). */
+  readonly blocking: boolean;
+  /**
+   * Takes an event. Resolves once blocking backends wrote it; rejects only
+   * when a blocking-strict backend failed (the caller decides what that means
+   * for the request).
+   */
+  process(event: AuditEvent): Promise<void>;
+  close(): Promise<void>;
+}
+
+type Report = (err: unknown, what: string) => void;
+
+/** The batch mode: a bounded queue drained by one loop. */
+export class BatchingBackend {
+  readonly #queue: AuditEvent[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #sending: Promise<void> | undefined;
+  #tokens: number;
+  #lastRefill = performance.now();
+  #closed = false;
+  dropped = 0;
+
+  constructor(
+    readonly backend: AuditBackend,
+    readonly opts: BatchOptions,
+    readonly report: Report,
+  ) {
+    this.#tokens = opts.throttleBurst;
+  }
+
+  add(event: AuditEvent): void {
+    if (this.#closed) return;
+    if (this.#queue.length >= this.opts.bufferSize) {
+      // The original drops too (and counts apiserver_audit_error_total): a stuck backend must not hold requests.
+      this.dropped++;
+      if (this.dropped === 1 || this.dropped % 1000 === 0) this.report(new Error(`audit buffer full: ${this.dropped} events dropped`), `audit backend ${this.backend.name}`);
+      return;
+    }
+    this.#queue.push(event);
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#sending !== undefined) return;
+    if (this.#queue.length >= this.opts.maxSize) {
+      this.#clearTimer();
+      this.#sending = this.#send().finally(() => {
+        this.#sending = undefined;
+        if (this.#queue.length > 0) this.#schedule();
+      });
+    } else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        if (this.#sending === undefined && this.#queue.length > 0) {
+          this.#sending = this.#send().finally(() => {
+            this.#sending = undefined;
+            if (this.#queue.length > 0) this.#schedule();
+          });
+        }
+      }, this.opts.maxWaitMs);
+      this.#timer.unref();
+    }
+  }
+
+  #clearTimer(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #throttle(): Promise<void> {
+    if (!this.opts.throttleEnable || this.opts.throttleQps <= 0) return;
+    for (;;) {
+      const now = performance.now();
+      this.#tokens = Math.min(this.opts.throttleBurst, this.#tokens + ((now - this.#lastRefill) / 1000) * this.opts.throttleQps);
+      this.#lastRefill = now;
+      if (this.#tokens >= 1 || this.#closed) break;
+      await new Promise((r) => setTimeout(r, Math.ceil(((1 - this.#tokens) / this.opts.throttleQps) * 1000)));
+    }
+    this.#tokens -= 1;
+  }
+
+  async #send(): Promise<void> {
+    await this.#throttle();
+    if (this.backend.pipelined === true && !this.opts.throttleEnable) {
+      const writes: Promise<void>[] = [];
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, this.opts.maxSize);
+        writes.push(this.backend.write(batch).catch((err: unknown) => this.report(err, `audit backend ${this.backend.name}: ${batch.length} events lost`)));
+      }
+      await Promise.all(writes);
+      return;
+    }
+    const batch = this.#queue.splice(0, this.opts.maxSize);
+    if (batch.length === 0) return;
+    try {
+      await this.backend.write(batch);
+    } catch (err) {
+      this.report(err, `audit backend ${this.backend.name}: ${batch.length} events lost`);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#clearTimer();
+    while (this.#sending !== undefined) await this.#sending;
+    this.#closed = true;
+    while (this.#queue.length > 0) await this.#send();
+    await this.backend.close();
+  }
+}
+
+export interface ModedBackend {
+  readonly backend: AuditBackend;
+  readonly mode: AuditMode;
+  readonly batch: BatchOptions;
+}
+
+/** The sink of the thread that owns the backends. */
+export class LocalAuditSink implements AuditSink {
+  readonly blocking: boolean;
+  readonly #batched: BatchingBackend[] = [];
+  readonly #direct: { backend: AuditBackend; strict: boolean }[] = [];
+
+  constructor(
+    backends: readonly ModedBackend[],
+    readonly report: Report,
+  ) {
+    for (const b of backends) {
+      if (b.mode === 'batch') this.#batched.push(new BatchingBackend(b.backend, b.batch, report));
+      else this.#direct.push({ backend: b.backend, strict: b.mode === 'blocking-strict' });
+    }
+    this.blocking = this.#direct.length > 0;
+  }
+
+  process(event: AuditEvent): Promise<void> {
+    for (const b of this.#batched) b.add(event);
+    if (this.#direct.length === 0) return Promise.resolve();
+    return this.#writeDirect([event]);
+  }
+
+  /** Many events at once (from another thread's batch). */
+  processMany(events: readonly AuditEvent[]): Promise<void> {
+    for (const b of this.#batched) for (const e of events) b.add(e);
+    if (this.#direct.length === 0) return Promise.resolve();
+    return this.#writeDirect(events);
+  }
+
+  async #writeDirect(events: readonly AuditEvent[]): Promise<void> {
+    let strictFailure: unknown;
+    await Promise.all(
+      this.#direct.map(async ({ backend, strict }) => {
+        try {
+          await backend.write(events);
+        } catch (err) {
+          this.report(err, `audit backend ${backend.name}: write failed`);
+          if (strict) strictFailure ??= err;
+        }
+      }),
+    );
+    if (strictFailure !== undefined) throw strictFailure;
+  }
+
+  get dropped(): number {
+    return this.#batched.reduce((n, b) => n + b.dropped, 0);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#batched.map((b) => b.close()), ...this.#direct.map((d) => d.backend.close())]);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Audit with two serving threads (--frontend-threads=2): the worker thread's
+ * events reach the main thread's backends, so one file has one writer and
+ * holds every request's events as whole lines; the webhook backend (batch
+ * mode, a real HTTPS receiver) gets the same events in EventLists. Each GET
+ * goes on a new connection; the per-thread request counter shows both
+ * threads served.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { UWS_DISABLED } from '../support/uws-toggle.ts';
+import { createTestWebhook, type TestWebhook } from '../authn/support/webhook-server.ts';
+import { AUDIT_API_VERSION, type AuditEvent } from '../../src/audit/types.ts';
+
+const REQUESTS = 30;
+let t: TestServer;
+let hook: TestWebhook;
+let dir: string;
+let log: string;
+
+before(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'orch-audit-threads-'));
+  const policy = path.join(dir, 'policy.yaml');
+  await fs.writeFile(policy, `apiVersion: ${AUDIT_API_VERSION}\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: ["/metrics"]\n- level: Metadata\n`);
+  log = path.join(dir, 'audit.log');
+  hook = await createTestWebhook();
+  hook.answer = () => ({ status: 200, body: {} });
+  t = await startTestServer([
+    '--frontend-threads=2',
+    `--audit-policy-file=${policy}`,
+    `--audit-log-path=${log}`,
+    `--audit-webhook-config-file=${await hook.kubeconfig()}`,
+    '--audit-webhook-batch-max-wait=100ms',
+    '--audit-webhook-batch-max-size=25',
+  ]);
+});
+
+after(async () => {
+  await t?.stop();
+  await hook?.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+async function freshGet(urlPath: string): Promise<{ status: number; auditID: string | undefined; body: string }> {
+  const files = t.server.files;
+  const ca = await fs.readFile(files.caCertPath);
+  const port = !UWS_DISABLED && t.uwsPort !== null ? t.uwsPort : t.securePort;
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      { host: '127.0.0.1', port, method: 'GET', path: urlPath, agent: false, ca, servername: 'localhost', headers: { authorization: `Bearer ${files.adminToken}`, accept: 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, auditID: res.headers['audit-id'] as string | undefined, body: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function until(pred: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await pred()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+describe('audit with several serving threads', () => {
+  it('every thread\'s events in the one log and at the webhook', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      const r = await freshGet('/api/v1/namespaces/default');
+      assert.equal(r.status, 200);
+      assert.ok(r.auditID !== undefined);
+      ids.push(r.auditID);
+    }
+    const metrics = (await freshGet('/metrics')).body;
+    const served = [...metrics.matchAll(/^apiserver_frontend_thread_requests_total\{thread="(\d+)"\} (\d+)$/gm)].filter((m) => Number(m[2]) > 0).map((m) => m[1]);
+    const readLog = async (): Promise<AuditEvent[]> =>
+      (await fs.readFile(log, 'utf8'))
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as AuditEvent);
+    await until(async () => {
+      const done = new Set((await readLog()).filter((e) => e.stage === 'ResponseComplete').map((e) => e.auditID));
+      return ids.every((id) => done.has(id));
+    }, 'every request in the log');
+    const events = await readLog();
+    for (const id of ids) {
+      const stages = events.filter((e) => e.auditID === id).map((e) => e.stage);
+      assert.deepEqual(stages, ['RequestReceived', 'ResponseComplete'], id);
+    }
+    await until(async () => {
+      const got = new Set(hook.calls.flatMap((c) => (c.body['items'] as AuditEvent[]).filter((e) => e.stage === 'ResponseComplete').map((e) => e.auditID)));
+      return ids.every((id) => got.has(id));
+    }, 'every request at the webhook');
+    assert.ok(hook.calls.every((c) => c.body['kind'] === 'EventList' && (c.body['items'] as unknown[]).length <= 25));
+    if (!UWS_DISABLED) assert.deepEqual(served.sort(), ['0', '1'], 'both threads served requests');
+  });
+});
