@@ -246,7 +246,8 @@ export class GenericStore {
     let obj = cloneJson(body);
     this.#checkTypeMeta(rt, obj);
     this.#bindNamespace(rt, obj, namespace);
-    // Mutating admission sees the object as sent, before the type's defaulting and validation (as the original's handler).
+    // The scheme's defaulting, as the original's decode: mutating admission sees the defaulted object, before the type's create rules and validation.
+    rt.strategy.defaults?.(obj);
     obj = (await this.#admitPhase('admit', 'CREATE', rt, obj, null, opts)) ?? obj;
     this.#checkTypeMeta(rt, obj);
     this.#bindNamespace(rt, obj, namespace);
@@ -362,7 +363,8 @@ export class GenericStore {
         return created;
       }
       const old = cur!.obj;
-      // Mutating admission sees the new object before the type's update rules (as the original's update transformers).
+      // The new body defaulted (the original defaults while decoding it, or the patched object), then mutating admission sees it before the type's update rules (as the original's update transformers).
+      rt.strategy.defaults?.(decision.update);
       const admitted = (await this.#admitPhase('admit', 'UPDATE', rt, decision.update, old, opts, subresource)) ?? decision.update;
       const prepared = this.#prepareUpdate(rt, admitted, old, ctx, subresource);
       const tracked = this.#track(rt, old, prepared, opts, subresource);

@@ -28,9 +28,16 @@ export interface StrategyContext {
 }
 
 export interface Strategy {
-  /** Defaults and resets before create (e.g. clear status, set phase). */
+  /**
+   * The scheme's defaulting (the original's SetDefaults_* functions): run on
+   * every decoded body of the type, creates and updates of any subresource
+   * alike, BEFORE mutating admission, as the original defaults while
+   * decoding. Idempotent; fills only absent fields, never reads stored state.
+   */
+  defaults?(obj: KObject): void;
+  /** Resets before create, after mutating admission (e.g. clear status, set phase), as the original's PrepareForCreate. */
   prepareForCreate?(obj: KObject, ctx: StrategyContext): void;
-  /** Defaults and resets before update; `old` is the stored object. */
+  /** Resets before update, after mutating admission, as the original's PrepareForUpdate; `old` is the stored object. */
   prepareForUpdate?(obj: KObject, old: KObject, ctx: StrategyContext): void;
   /** Type-specific validation on create (metadata is validated generically). */
   validate?(obj: KObject, ctx: StrategyContext): FieldError[];

@@ -229,12 +229,14 @@ const ctx: StrategyContext = { user: undefined, now: '2024-01-01T00:00:00Z', dry
 
 test('LimitRange defaulting: default from max, defaultRequest from default then min', () => {
   const lr = limitRange(C, cm('10m', '1Mi'), cm('1', ''), {}, {});
-  limitRangeStrategy.prepareForCreate!(lr, ctx);
+  limitRangeStrategy.defaults?.(lr);
+  limitRangeStrategy.prepareForCreate?.(lr, ctx);
   const item = (lr['spec'] as { limits: Array<Record<string, unknown>> }).limits[0]!;
   assert.deepEqual(item['default'], { cpu: '1' });
   assert.deepEqual(item['defaultRequest'], { cpu: '1', memory: '1Mi' });
   const pod = limitRange(P, cm('1m', ''), {});
-  limitRangeStrategy.prepareForCreate!(pod, ctx);
+  limitRangeStrategy.defaults?.(pod);
+  limitRangeStrategy.prepareForCreate?.(pod, ctx);
   assert.equal((pod['spec'] as { limits: Array<Record<string, unknown>> }).limits[0]!['default'], undefined);
 });
 

@@ -248,6 +248,8 @@ async function mutate(d: DispatchDeps, hook: Webhook, inv: Invocation, attrs: Ad
     } catch (err) {
       throw errors.internal(err instanceof Error ? err.message : String(err));
     }
+    // ... and defaulted, as that decode defaults (a subresource's other kind, a Scale, has no type defaults here).
+    if (gvk.kind === inv.rt.kind) inv.rt.strategy.defaults?.(patched);
     patched.apiVersion = v.object.apiVersion ?? patched.apiVersion;
     patched.kind = v.object.kind ?? patched.kind;
     changed = !jsonEqual(v.object, patched);

@@ -70,13 +70,12 @@ export function validateCronJobSpec(spec: JsonObject, old: JsonObject | undefine
 }
 
 export const cronJobStrategy: Strategy = {
-  prepareForCreate(cj) {
-    cj['status'] = {};
+  defaults(cj) {
     defaultCronJobSpec(specOf(cj));
   },
 
-  prepareForUpdate(cj, _old, ctx) {
-    if (isMainResource(ctx)) defaultCronJobSpec(specOf(cj));
+  prepareForCreate(cj) {
+    cj['status'] = {};
   },
 
   validate(cj) {

@@ -70,15 +70,17 @@ function templateGeneration(annotations: Record<string, string> | undefined): nu
 }
 
 export const daemonSetStrategy: Strategy = {
+  defaults(ds) {
+    defaultDaemonSetSpec(specOf(ds));
+  },
+
   prepareForCreate(ds) {
     ds['status'] = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 };
-    defaultDaemonSetSpec(specOf(ds));
     ds.metadata.annotations = { ...(ds.metadata.annotations ?? {}), [TEMPLATE_GENERATION_ANNOTATION]: '1' };
   },
 
   prepareForUpdate(ds, old, ctx) {
     if (!isMainResource(ctx)) return;
-    defaultDaemonSetSpec(specOf(ds));
     // The template generation follows template changes and cannot be set by clients.
     let generation = templateGeneration(old.metadata.annotations);
     if (!jsonEqual(specOf(ds)['template'], obj(old['spec'])?.['template'])) generation++;

@@ -78,14 +78,16 @@ export function validateDeploymentSpec(spec: JsonObject): FieldError[] {
 }
 
 export const deploymentStrategy: Strategy = {
+  defaults(d) {
+    defaultDeploymentSpec(specOf(d));
+  },
+
   prepareForCreate(d) {
     d['status'] = {};
-    defaultDeploymentSpec(specOf(d));
   },
 
   prepareForUpdate(d, old, ctx) {
     if (!isMainResource(ctx)) return;
-    defaultDeploymentSpec(specOf(d));
     const generation = d.metadata.generation;
     if (generation !== undefined && generation === old.metadata.generation && !jsonEqual(d.metadata.annotations ?? {}, old.metadata.annotations ?? {})) {
       d.metadata.generation = generation + 1;

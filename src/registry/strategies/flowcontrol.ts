@@ -7,7 +7,7 @@
  */
 import type { KObject } from '../object.ts';
 import { fieldErrors, type FieldError, type Strategy } from '../strategy.ts';
-import { arr, ensureObj, isMainResource, num, obj, setDefault, specOf, statusResetOnCreate, str, type JsonObject } from './util.ts';
+import { arr, ensureObj, num, obj, setDefault, specOf, statusResetOnCreate, str, type JsonObject } from './util.ts';
 import { pushAll } from '../../api/push-all.ts';
 
 const DISTINGUISHER_METHODS = ['ByNamespace', 'ByUser'];
@@ -93,10 +93,7 @@ function validateFlowSchema(o: KObject): FieldError[] {
 }
 
 export const flowSchemaStrategy: Strategy = statusResetOnCreate(() => ({}), {
-  prepareForCreate: (o) => defaultFlowSchema(o),
-  prepareForUpdate: (o, _old, ctx) => {
-    if (isMainResource(ctx)) defaultFlowSchema(o);
-  },
+  defaults: (o) => defaultFlowSchema(o),
   validate: (o) => validateFlowSchema(o),
   validateUpdate: (o) => validateFlowSchema(o),
 });
@@ -175,10 +172,7 @@ function validatePriorityLevel(o: KObject): FieldError[] {
 }
 
 export const priorityLevelConfigurationStrategy: Strategy = statusResetOnCreate(() => ({}), {
-  prepareForCreate: (o) => defaultPriorityLevel(o),
-  prepareForUpdate: (o, _old, ctx) => {
-    if (isMainResource(ctx)) defaultPriorityLevel(o);
-  },
+  defaults: (o) => defaultPriorityLevel(o),
   validate: (o) => validatePriorityLevel(o),
   validateUpdate: (o) => validatePriorityLevel(o),
 });

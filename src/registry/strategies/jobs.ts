@@ -126,13 +126,10 @@ function validateJobUpdate(spec: JsonObject, old: JsonObject): FieldError[] {
 }
 
 export const jobStrategy: Strategy = {
+  defaults: defaultJob,
+
   prepareForCreate(job) {
     job['status'] = {};
-    defaultJob(job);
-  },
-
-  prepareForUpdate(job, _old, ctx) {
-    if (isMainResource(ctx)) defaultJob(job);
   },
 
   /**

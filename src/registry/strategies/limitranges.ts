@@ -133,8 +133,7 @@ export function validateLimitRange(o: KObject): FieldError[] {
 }
 
 export const limitRangeStrategy: Strategy = {
-  prepareForCreate: (o) => defaultLimitRange(o),
-  prepareForUpdate: (o) => defaultLimitRange(o),
+  defaults: (o) => defaultLimitRange(o),
   validate: (o) => validateLimitRange(o),
   validateUpdate: (o) => validateLimitRange(o),
 };

@@ -59,12 +59,8 @@ function validateNodeUpdate(node: KObject, old: KObject): FieldError[] {
 }
 
 export const nodeStrategy: Strategy = {
-  prepareForCreate(node) {
-    defaultNodeStatus(node);
-  },
-  prepareForUpdate(node, _old, ctx) {
-    if (!isMainResource(ctx)) defaultNodeStatus(node);
-  },
+  // On the main resource the store keeps the stored status, so defaulting the body's is harmless there.
+  defaults: defaultNodeStatus,
   validate(node) {
     return validateTaints(specOf(node)['taints'], 'spec.taints');
   },

@@ -4,22 +4,18 @@
  * in the original's v1.31). volumeMode defaults to Filesystem.
  */
 import type { Strategy } from '../strategy.ts';
-import { ensureObj, isMainResource, obj, setDefault, specOf, str } from './util.ts';
+import { ensureObj, obj, setDefault, specOf, str } from './util.ts';
 
 export const persistentVolumeStrategy: Strategy = {
-  prepareForCreate(pv, ctx) {
-    pv['status'] = { phase: 'Pending', lastPhaseTransitionTime: ctx.now };
+  defaults(pv) {
     const spec = specOf(pv);
     setDefault(spec, 'persistentVolumeReclaimPolicy', 'Retain');
     setDefault(spec, 'volumeMode', 'Filesystem');
   },
+  prepareForCreate(pv, ctx) {
+    pv['status'] = { phase: 'Pending', lastPhaseTransitionTime: ctx.now };
+  },
   prepareForUpdate(pv, old, ctx) {
-    if (isMainResource(ctx)) {
-      const spec = specOf(pv);
-      setDefault(spec, 'persistentVolumeReclaimPolicy', 'Retain');
-      setDefault(spec, 'volumeMode', 'Filesystem');
-      return;
-    }
     if (ctx.subresource !== 'status') return;
     // A phase change stamps the time, unless the writer set a new time itself.
     const status = ensureObj(pv, 'status');
@@ -32,11 +28,10 @@ export const persistentVolumeStrategy: Strategy = {
 };
 
 export const persistentVolumeClaimStrategy: Strategy = {
-  prepareForCreate(pvc) {
-    pvc['status'] = { phase: 'Pending' };
+  defaults(pvc) {
     setDefault(specOf(pvc), 'volumeMode', 'Filesystem');
   },
-  prepareForUpdate(pvc, _old, ctx) {
-    if (isMainResource(ctx)) setDefault(specOf(pvc), 'volumeMode', 'Filesystem');
+  prepareForCreate(pvc) {
+    pvc['status'] = { phase: 'Pending' };
   },
 };

@@ -16,13 +16,21 @@ import { arr, isMainResource, MAX_INT32, num, obj, specOf, str, type JsonObject 
 const POD_UPDATE_FORBIDDEN =
   'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
 
-/** Every write of a pod body goes through the defaulter, creates and updates alike. */
+/** SetDefaults_Pod and SetDefaults_PodSpec: every decoded pod body, creates and updates alike, before mutating admission. */
 export function defaultPod(pod: KObject): void {
   const spec = specOf(pod);
   defaultPodSpec(spec);
   defaultPodOnly(spec);
-  // What the Priority admission plugin sets when no class is named and no
-  // global default class exists.
+}
+
+/**
+ * What the Priority admission plugin sets when no class is named and no
+ * global default class exists. Not a scheme default: it runs after
+ * admission, so that the Priority plugin (when enabled) sees the body's own
+ * priority and can refuse one that differs from the class's.
+ */
+function defaultPriority(pod: KObject): void {
+  const spec = specOf(pod);
   if (!str(spec['priorityClassName'])) {
     if (spec['priority'] === undefined || spec['priority'] === null) spec['priority'] = 0;
     if (!str(spec['preemptionPolicy'])) spec['preemptionPolicy'] = 'PreemptLowerPriority';
@@ -91,20 +99,22 @@ function validatePodSpecUpdate(spec: JsonObject, old: JsonObject): FieldError[] 
 export const podStrategy: Strategy = {
   returnDeletedObject: true,
 
+  // The original decodes the whole pod on every subresource too, so new ephemeral containers get the container defaults.
+  defaults: defaultPod,
+
   prepareForCreate(pod) {
-    defaultPod(pod);
+    defaultPriority(pod);
     pod['status'] = initialStatus(specOf(pod));
   },
 
   prepareForUpdate(pod, old, ctx) {
     if (isMainResource(ctx)) {
-      defaultPod(pod);
+      defaultPriority(pod);
       return;
     }
     if (ctx.subresource === EPHEMERAL_CONTAINERS) {
       keepOnlyEphemeralChanges(pod, old);
-      // The original decodes the whole pod, so new ephemeral containers get the container defaults.
-      defaultPod(pod);
+      defaultPriority(pod);
       return;
     }
     if (ctx.subresource === 'status') {

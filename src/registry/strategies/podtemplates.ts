@@ -9,10 +9,7 @@ import { validatePodTemplateSpec } from './pod-validation.ts';
 import { ensureObj } from './util.ts';
 
 export const podTemplateStrategy: Strategy = {
-  prepareForCreate(pt) {
-    defaultPodTemplate(ensureObj(pt, 'template'));
-  },
-  prepareForUpdate(pt) {
+  defaults(pt) {
     defaultPodTemplate(ensureObj(pt, 'template'));
   },
   validate(pt) {

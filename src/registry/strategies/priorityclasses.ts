@@ -35,10 +35,7 @@ function validatePriorityClass(pc: KObject): FieldError[] {
 }
 
 export const priorityClassStrategy: Strategy = {
-  prepareForCreate(pc) {
-    setDefault(pc, 'preemptionPolicy', 'PreemptLowerPriority');
-  },
-  prepareForUpdate(pc) {
+  defaults(pc) {
     setDefault(pc, 'preemptionPolicy', 'PreemptLowerPriority');
   },
   validate: validatePriorityClass,

@@ -106,8 +106,7 @@ export const roleStrategy: Strategy = {
 
 function bindingStrategy(namespaced: boolean): Strategy {
   return {
-    prepareForCreate: defaultBinding,
-    prepareForUpdate: defaultBinding,
+    defaults: defaultBinding,
     validate: (b) => validateBinding(b, namespaced),
     validateUpdate: (b, old) => [...validateBinding(b, namespaced), ...validateRoleRefUnchanged(b, old)],
   };

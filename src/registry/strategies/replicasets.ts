@@ -27,11 +27,10 @@ export const replicaSetStrategy: Strategy = {
   prepareForCreate(rs) {
     // replicas has no omitempty in v1: the zero status still shows it.
     rs['status'] = { replicas: 0 };
-    defaultReplicaSetSpec(specOf(rs));
   },
 
-  prepareForUpdate(rs, _old, ctx) {
-    if (isMainResource(ctx)) defaultReplicaSetSpec(specOf(rs));
+  defaults(rs) {
+    defaultReplicaSetSpec(specOf(rs));
   },
 
   validate(rs) {

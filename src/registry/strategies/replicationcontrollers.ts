@@ -42,12 +42,9 @@ export function validateReplicationController(rc: KObject): FieldError[] {
 }
 
 export const replicationControllerStrategy: Strategy = {
+  defaults: defaultReplicationController,
   prepareForCreate(rc) {
     rc['status'] = { replicas: 0 };
-    defaultReplicationController(rc);
-  },
-  prepareForUpdate(rc, _old, ctx) {
-    if (isMainResource(ctx)) defaultReplicationController(rc);
   },
   validate(rc) {
     return validateReplicationController(rc);

@@ -9,7 +9,7 @@ import { isConfigMapKey } from '../validation/names.ts';
 import { validateImmutableField } from '../validation/object-meta.ts';
 import type { KObject } from '../object.ts';
 import { MAX_DATA_SIZE, base64Length, validateImmutableData } from './configmaps.ts';
-import { isMainResource, obj, str } from './util.ts';
+import { obj, str } from './util.ts';
 import { names } from '../../naming/index.ts';
 
 export const SECRET_TYPES = { opaque: 'Opaque', ...names.secretTypes } as const;
@@ -94,12 +94,8 @@ export function validateSecret(secret: KObject): FieldError[] {
 }
 
 export const secretStrategy: Strategy = {
-  prepareForCreate(secret) {
-    normalizeSecret(secret);
-  },
-  prepareForUpdate(secret, _old, ctx) {
-    if (isMainResource(ctx)) normalizeSecret(secret);
-  },
+  // stringData folds into data in the original's conversion from v1, type in its defaulting: both while decoding.
+  defaults: normalizeSecret,
   validate(secret) {
     return validateSecret(secret);
   },

@@ -317,17 +317,18 @@ function validateClusterIPUpdate(spec: JsonObject, old: JsonObject): FieldError[
 export const serviceStrategy: Strategy = {
   returnDeletedObject: true,
 
+  defaults(svc) {
+    defaultServiceSpec(specOf(svc));
+  },
+
   prepareForCreate(svc) {
     svc['status'] = { loadBalancer: {} };
-    const spec = specOf(svc);
-    defaultServiceSpec(spec);
-    normalizeClusterIPs(spec);
+    normalizeClusterIPs(specOf(svc));
   },
 
   prepareForUpdate(svc, old, ctx) {
     if (!isMainResource(ctx)) return;
     const spec = specOf(svc);
-    defaultServiceSpec(spec);
     const oldSpec = obj(old['spec']) ?? {};
     keepAllocated(spec, oldSpec);
     normalizeClusterIPs(spec);

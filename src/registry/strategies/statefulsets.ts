@@ -92,11 +92,10 @@ function validateSpecUpdate(spec: JsonObject, old: JsonObject): FieldError[] {
 export const statefulSetStrategy: Strategy = {
   prepareForCreate(sts) {
     sts['status'] = { replicas: 0, availableReplicas: 0 };
-    defaultStatefulSetSpec(specOf(sts));
   },
 
-  prepareForUpdate(sts, _old, ctx) {
-    if (isMainResource(ctx)) defaultStatefulSetSpec(specOf(sts));
+  defaults(sts) {
+    defaultStatefulSetSpec(specOf(sts));
   },
 
   validate(sts) {

@@ -34,8 +34,7 @@ function validateStorageClass(sc: KObject): FieldError[] {
 
 export const storageClassStrategy: Strategy = {
   returnDeletedObject: true,
-  prepareForCreate: defaultStorageClass,
-  prepareForUpdate: defaultStorageClass,
+  defaults: defaultStorageClass,
   validate: validateStorageClass,
   validateUpdate(sc, old) {
     const errs = validateStorageClass(sc);

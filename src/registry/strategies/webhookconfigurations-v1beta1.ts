@@ -36,12 +36,15 @@ function v1beta1Allows(config: KObject, e: FieldError): boolean {
 export function webhookConfigurationV1beta1Strategy(mutating: boolean): Strategy {
   const v1 = mutating ? mutatingWebhookConfigurationStrategy : validatingWebhookConfigurationStrategy;
   return {
-    prepareForCreate(c: KObject, ctx: StrategyContext) {
+    // The v1beta1 defaults first, then v1's for what v1beta1 leaves unset.
+    defaults(c: KObject) {
       defaultV1beta1(c);
+      v1.defaults?.(c);
+    },
+    prepareForCreate(c: KObject, ctx: StrategyContext) {
       v1.prepareForCreate?.(c, ctx);
     },
     prepareForUpdate(c: KObject, old: KObject, ctx: StrategyContext) {
-      defaultV1beta1(c);
       v1.prepareForUpdate?.(c, old, ctx);
     },
     validate: (c, ctx) => (v1.validate?.(c, ctx) ?? []).filter((e) => !v1beta1Allows(c, e)),

@@ -261,8 +261,7 @@ function updateOptions(old: KObject): ValidationOptions {
 
 function webhookConfigurationStrategy(mutating: boolean): Strategy {
   return {
-    prepareForCreate: (c) => defaultConfiguration(c, mutating),
-    prepareForUpdate: (c) => defaultConfiguration(c, mutating),
+    defaults: (c) => defaultConfiguration(c, mutating),
     validate: (c) => validateConfiguration(c, mutating),
     validateUpdate: (c, old) => validateConfiguration(c, mutating, updateOptions(old)),
   };

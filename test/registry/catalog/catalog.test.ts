@@ -184,9 +184,11 @@ describe('strategies survive odd bodies', () => {
       if (!s) continue;
       for (const body of bodies()) {
         assert.doesNotThrow(() => {
+          s.defaults?.(body);
           s.prepareForCreate?.(body, ctx);
           s.validate?.(body, ctx);
           const next = structuredClone(body);
+          s.defaults?.(next);
           s.prepareForUpdate?.(next, body, ctx);
           s.validateUpdate?.(next, body, ctx);
         }, gvr(t));

@@ -27,14 +27,16 @@ let n = 0;
 /** A service as the generic store hands it to the hook: prepared by the strategy. */
 export function service(spec: Record<string, unknown>, name = `svc-${++n}`): KObject {
   const svc: KObject = { kind: 'Service', apiVersion: 'v1', metadata: { name, namespace: 'default' }, spec: structuredClone(spec) };
-  serviceStrategy.prepareForCreate!(svc, ctx());
+  serviceStrategy.defaults?.(svc);
+  serviceStrategy.prepareForCreate?.(svc, ctx());
   return svc;
 }
 
 /** The service after an update from `old` with `spec` (prepared by the strategy). */
 export function updated(old: KObject, spec: Record<string, unknown>): KObject {
   const next: KObject = { ...structuredClone(old), spec: structuredClone(spec) };
-  serviceStrategy.prepareForUpdate!(next, old, ctx());
+  serviceStrategy.defaults?.(next);
+  serviceStrategy.prepareForUpdate?.(next, old, ctx());
   return next;
 }
 

@@ -43,7 +43,8 @@ function csr(spec: Record<string, unknown> = {}): KObject {
 
 function created(spec: Record<string, unknown> = {}): KObject {
   const c = csr(spec);
-  csrStrategy.prepareForCreate!(c, ctx());
+  csrStrategy.defaults?.(c);
+  csrStrategy.prepareForCreate?.(c, ctx());
   return c;
 }
 
@@ -75,7 +76,8 @@ describe('csr create', () => {
   it('records the requester and clears status', () => {
     const c = csr({ username: 'mallory', groups: ['system:masters'] });
     c['status'] = { conditions: [{ type: 'Approved', status: 'True' }] };
-    csrStrategy.prepareForCreate!(c, ctx());
+    csrStrategy.defaults?.(c);
+    csrStrategy.prepareForCreate?.(c, ctx());
     const spec = c['spec'] as Record<string, unknown>;
     assert.equal(spec['username'], 'alice');
     assert.equal(spec['uid'], 'u-1');
@@ -124,7 +126,8 @@ describe('csr updates', () => {
     (next['spec'] as Record<string, unknown>)['usages'] = ['server auth'];
     next['status'] = { conditions: approved };
     next.metadata.labels = { a: 'b' };
-    csrStrategy.prepareForUpdate!(next, old, ctx());
+    csrStrategy.defaults?.(next);
+    csrStrategy.prepareForUpdate?.(next, old, ctx());
     assert.deepEqual(next['spec'], old['spec']);
     assert.deepEqual(next['status'], old['status']);
     assert.deepEqual(csrStrategy.validateUpdate!(next, old, ctx()), []);
@@ -134,7 +137,8 @@ describe('csr updates', () => {
     const old = created();
     const next = structuredClone(old);
     next['status'] = { conditions: [{ type: 'Approved', reason: 'ok' }], certificate: b64(certificatePem) };
-    csrStrategy.prepareForUpdate!(next, old, ctx('approval'));
+    csrStrategy.defaults?.(next);
+    csrStrategy.prepareForUpdate?.(next, old, ctx('approval'));
     assert.deepEqual(next['status'], { conditions: [{ type: 'Approved', reason: 'ok', status: 'True', lastUpdateTime: NOW, lastTransitionTime: NOW }] });
     assert.deepEqual(csrStrategy.validateUpdate!(next, old, ctx('approval')), []);
   });
@@ -143,7 +147,8 @@ describe('csr updates', () => {
     const old = created();
     const viaStatus = structuredClone(old);
     viaStatus['status'] = { conditions: approved };
-    csrStrategy.prepareForUpdate!(viaStatus, old, ctx('status'));
+    csrStrategy.defaults?.(viaStatus);
+    csrStrategy.prepareForUpdate?.(viaStatus, old, ctx('status'));
     assert.deepEqual(lines(csrStrategy.validateUpdate!(viaStatus, old, ctx('status'))), ['status.conditions: Forbidden: updates may not add a condition of type "Approved"']);
     const both = structuredClone(old);
     both['status'] = { conditions: [...approved, { type: 'Denied', status: 'True' }] };
@@ -168,7 +173,8 @@ describe('csr updates', () => {
     old['status'] = { conditions: approved };
     const issued = structuredClone(old);
     (issued['status'] as Record<string, unknown>)['certificate'] = b64(certificatePem);
-    csrStrategy.prepareForUpdate!(issued, old, ctx('status'));
+    csrStrategy.defaults?.(issued);
+    csrStrategy.prepareForUpdate?.(issued, old, ctx('status'));
     assert.deepEqual(csrStrategy.validateUpdate!(issued, old, ctx('status')), []);
     const again = structuredClone(issued);
     (again['status'] as Record<string, unknown>)['certificate'] = b64(`${certificatePem}${certificatePem}`);

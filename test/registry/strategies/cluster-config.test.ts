@@ -21,7 +21,8 @@ describe('rbac', () => {
 
   it('bindings default groups and check the role reference and subjects', () => {
     const rb = make('RoleBinding', { roleRef: { kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'alice' }, { kind: 'ServiceAccount', name: 'default' }] });
-    roleBindingStrategy.prepareForCreate!(rb, ctx());
+    roleBindingStrategy.defaults?.(rb);
+    roleBindingStrategy.prepareForCreate?.(rb, ctx());
     assert.deepEqual(rb['roleRef'], { kind: 'ClusterRole', name: 'view', apiGroup: 'rbac.authorization.orch.io' });
     assert.deepEqual(rb['subjects'], [
       { kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.orch.io' },
@@ -59,7 +60,8 @@ const goodHook = (): Record<string, unknown> => ({
 describe('webhook configurations', () => {
   it('get the v1 defaults', () => {
     const c = make('MutatingWebhookConfiguration', { webhooks: [goodHook()] }, { name: 'm' });
-    mutatingWebhookConfigurationStrategy.prepareForCreate!(c, ctx());
+    mutatingWebhookConfigurationStrategy.defaults?.(c);
+    mutatingWebhookConfigurationStrategy.prepareForCreate?.(c, ctx());
     const hook = (c['webhooks'] as Record<string, unknown>[])[0]!;
     assert.equal(hook['failurePolicy'], 'Fail');
     assert.equal(hook['matchPolicy'], 'Equivalent');
@@ -74,7 +76,8 @@ describe('webhook configurations', () => {
 
   it('require sideEffects and admissionReviewVersions, and a sane timeout', () => {
     const c = webhookConfig({ ...goodHook(), sideEffects: undefined, admissionReviewVersions: [], timeoutSeconds: 31 });
-    validatingWebhookConfigurationStrategy.prepareForCreate!(c, ctx());
+    validatingWebhookConfigurationStrategy.defaults?.(c);
+    validatingWebhookConfigurationStrategy.prepareForCreate?.(c, ctx());
     assert.deepEqual(lines(validatingWebhookConfigurationStrategy.validate!(c, ctx())), [
       'webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun',
       'webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1',
@@ -84,7 +87,8 @@ describe('webhook configurations', () => {
 
   it('require unique, fully qualified names and exactly one client target', () => {
     const c = make('ValidatingWebhookConfiguration', { webhooks: [goodHook(), { ...goodHook(), clientConfig: {} }, { ...goodHook(), name: 'short.name' }] }, { name: 'p' });
-    validatingWebhookConfigurationStrategy.prepareForCreate!(c, ctx());
+    validatingWebhookConfigurationStrategy.defaults?.(c);
+    validatingWebhookConfigurationStrategy.prepareForCreate?.(c, ctx());
     assert.deepEqual(lines(validatingWebhookConfigurationStrategy.validate!(c, ctx())), [
       'webhooks[1].clientConfig: Required value: exactly one of url or service is required',
       'webhooks[1].name: Duplicate value: "policy.example.com"',
@@ -94,7 +98,8 @@ describe('webhook configurations', () => {
 
   it('require https URLs without credentials, queries or fragments', () => {
     const c = webhookConfig({ ...goodHook(), clientConfig: { url: 'http://user@hooks.example.com/x?y=1#z' } });
-    validatingWebhookConfigurationStrategy.prepareForCreate!(c, ctx());
+    validatingWebhookConfigurationStrategy.defaults?.(c);
+    validatingWebhookConfigurationStrategy.prepareForCreate?.(c, ctx());
     assert.deepEqual(lines(validatingWebhookConfigurationStrategy.validate!(c, ctx())), [
       "webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]",
       'webhooks[0].clientConfig.url: Invalid value: "user": user information is not permitted in the URL',
@@ -116,7 +121,8 @@ describe('webhook configurations', () => {
 describe('storage classes', () => {
   it('default the reclaim policy and binding mode, and answer deletes with the object', () => {
     const sc = make('StorageClass', { provisioner: 'csi.example.com' }, { name: 'fast' });
-    storageClassStrategy.prepareForCreate!(sc, ctx());
+    storageClassStrategy.defaults?.(sc);
+    storageClassStrategy.prepareForCreate?.(sc, ctx());
     assert.equal(sc['reclaimPolicy'], 'Delete');
     assert.equal(sc['volumeBindingMode'], 'Immediate');
     assert.deepEqual(storageClassStrategy.validate!(sc, ctx()), []);
@@ -136,7 +142,8 @@ describe('storage classes', () => {
 describe('priority classes', () => {
   it('default the preemption policy and cap user values', () => {
     const pc = make('PriorityClass', { value: 2_000_000_000 }, { name: 'urgent' });
-    priorityClassStrategy.prepareForCreate!(pc, ctx());
+    priorityClassStrategy.defaults?.(pc);
+    priorityClassStrategy.prepareForCreate?.(pc, ctx());
     assert.equal(pc['preemptionPolicy'], 'PreemptLowerPriority');
     assert.deepEqual(lines(priorityClassStrategy.validate!(pc, ctx())), ['value: Forbidden: maximum allowed value of a user defined priority is 1000000000']);
   });

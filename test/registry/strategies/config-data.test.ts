@@ -38,7 +38,8 @@ describe('configmaps', () => {
 describe('secrets', () => {
   it('write stringData into data, over a same-named key, and default the type', () => {
     const s = make('Secret', { data: { user: b64('old'), keep: b64('k') }, stringData: { user: 'admin', pass: 'p@ss' } });
-    secretStrategy.prepareForCreate!(s, ctx());
+    secretStrategy.defaults?.(s);
+    secretStrategy.prepareForCreate?.(s, ctx());
     assert.deepEqual(s['data'], { user: b64('admin'), keep: b64('k'), pass: b64('p@ss') });
     assert.equal(s['stringData'], undefined);
     assert.equal(s['type'], 'Opaque');

@@ -11,7 +11,8 @@ import { NOW, ctx, lines, make } from './helpers.ts';
 describe('serviceaccounts', () => {
   it('keep only the names of secret references and answer deletes with the object', () => {
     const sa = make('ServiceAccount', { secrets: [{ name: 'tok', namespace: 'other', uid: 'x' }] });
-    serviceAccountStrategy.prepareForCreate!(sa, ctx());
+    serviceAccountStrategy.defaults?.(sa);
+    serviceAccountStrategy.prepareForCreate?.(sa, ctx());
     assert.deepEqual(sa['secrets'], [{ name: 'tok' }]);
     assert.equal(serviceAccountStrategy.returnDeletedObject, true);
   });
@@ -20,7 +21,8 @@ describe('serviceaccounts', () => {
 describe('nodes', () => {
   it('keep the reported status and default allocatable from capacity', () => {
     const node = make('Node', { status: { capacity: { cpu: '4', memory: '8Gi' } } }, { name: 'node-1' });
-    nodeStrategy.prepareForCreate!(node, ctx());
+    nodeStrategy.defaults?.(node);
+    nodeStrategy.prepareForCreate?.(node, ctx());
     assert.deepEqual(node['status'], { capacity: { cpu: '4', memory: '8Gi' }, allocatable: { cpu: '4', memory: '8Gi' } });
   });
 
@@ -52,7 +54,8 @@ describe('leases', () => {
 
   it('drop the fields of the disabled coordinated election feature', () => {
     const lease = make('Lease', { spec: { holderIdentity: 'a', strategy: 'OldestEmulationVersion', preferredHolder: 'b' } });
-    leaseStrategy.prepareForCreate!(lease, ctx());
+    leaseStrategy.defaults?.(lease);
+    leaseStrategy.prepareForCreate?.(lease, ctx());
     assert.deepEqual(lease['spec'], { holderIdentity: 'a' });
   });
 });
@@ -60,11 +63,13 @@ describe('leases', () => {
 describe('persistent volumes', () => {
   it('start Pending, with the phase time, and default policies', () => {
     const pv = make('PersistentVolume', { spec: { capacity: { storage: '1Gi' } }, status: { phase: 'Bound' } }, { name: 'pv1' });
-    persistentVolumeStrategy.prepareForCreate!(pv, ctx());
+    persistentVolumeStrategy.defaults?.(pv);
+    persistentVolumeStrategy.prepareForCreate?.(pv, ctx());
     assert.deepEqual(pv['status'], { phase: 'Pending', lastPhaseTransitionTime: NOW });
     assert.equal((pv['spec'] as Record<string, unknown>)['persistentVolumeReclaimPolicy'], 'Retain');
     const pvc = make('PersistentVolumeClaim', { spec: {} });
-    persistentVolumeClaimStrategy.prepareForCreate!(pvc, ctx());
+    persistentVolumeClaimStrategy.defaults?.(pvc);
+    persistentVolumeClaimStrategy.prepareForCreate?.(pvc, ctx());
     assert.deepEqual(pvc['status'], { phase: 'Pending' });
     assert.equal((pvc['spec'] as Record<string, unknown>)['volumeMode'], 'Filesystem');
   });
@@ -72,7 +77,8 @@ describe('persistent volumes', () => {
   it('stamp a phase change made through /status', () => {
     const old = make('PersistentVolume', { status: { phase: 'Pending', lastPhaseTransitionTime: '2020-01-01T00:00:00Z' } }, { name: 'pv1' });
     const next = make('PersistentVolume', { status: { phase: 'Bound', lastPhaseTransitionTime: '2020-01-01T00:00:00Z' } }, { name: 'pv1' });
-    persistentVolumeStrategy.prepareForUpdate!(next, old, ctx('status'));
+    persistentVolumeStrategy.defaults?.(next);
+    persistentVolumeStrategy.prepareForUpdate?.(next, old, ctx('status'));
     assert.deepEqual(next['status'], { phase: 'Bound', lastPhaseTransitionTime: NOW });
   });
 });
@@ -80,7 +86,8 @@ describe('persistent volumes', () => {
 describe('podtemplates', () => {
   it('default and validate the template', () => {
     const pt = make('PodTemplate', { template: { spec: { containers: [{ name: 'a', image: '' }] } } });
-    podTemplateStrategy.prepareForCreate!(pt, ctx());
+    podTemplateStrategy.defaults?.(pt);
+    podTemplateStrategy.prepareForCreate?.(pt, ctx());
     assert.equal(((pt['template'] as Record<string, Record<string, unknown>>)['spec']!)['restartPolicy'], 'Always');
     assert.deepEqual(lines(podTemplateStrategy.validate!(pt, ctx())), ['template.spec.containers[0].image: Required value']);
   });

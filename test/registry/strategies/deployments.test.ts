@@ -11,7 +11,8 @@ function deployment(spec: Record<string, unknown> = {}): KObject {
 
 function created(spec: Record<string, unknown> = {}): KObject {
   const d = deployment(spec);
-  deploymentStrategy.prepareForCreate!(d, ctx());
+  deploymentStrategy.defaults?.(d);
+  deploymentStrategy.prepareForCreate?.(d, ctx());
   return d;
 }
 
@@ -38,7 +39,8 @@ describe('deployment defaults', () => {
   it('reset the status on create', () => {
     const d = deployment();
     d['status'] = { replicas: 5, readyReplicas: 5 };
-    deploymentStrategy.prepareForCreate!(d, ctx());
+    deploymentStrategy.defaults?.(d);
+    deploymentStrategy.prepareForCreate?.(d, ctx());
     assert.deepEqual(d['status'], {});
   });
 });
@@ -107,10 +109,12 @@ describe('deployment updates', () => {
     old.metadata.generation = 3;
     const next = structuredClone(old);
     next.metadata.annotations = { 'example.com/note': 'x' };
-    deploymentStrategy.prepareForUpdate!(next, old, ctx());
+    deploymentStrategy.defaults?.(next);
+    deploymentStrategy.prepareForUpdate?.(next, old, ctx());
     assert.equal(next.metadata.generation, 4);
     const same = structuredClone(old);
-    deploymentStrategy.prepareForUpdate!(same, old, ctx());
+    deploymentStrategy.defaults?.(same);
+    deploymentStrategy.prepareForUpdate?.(same, old, ctx());
     assert.equal(same.metadata.generation, 3);
   });
 });

@@ -59,17 +59,20 @@ describe('endpointslices', () => {
 
   it('drop deprecatedTopology on create', () => {
     const slice = make('EndpointSlice', { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], deprecatedTopology: topo('n1') }] });
-    endpointSliceStrategy.prepareForCreate!(slice, ctx());
+    endpointSliceStrategy.defaults?.(slice);
+    endpointSliceStrategy.prepareForCreate?.(slice, ctx());
     assert.deepEqual(slice['endpoints'], [{ addresses: ['10.0.0.1'] }]);
   });
 
   it('on update: keep it when the endpoints did not change, else drop it and keep a known node as nodeName', () => {
     const old = make('EndpointSlice', { endpoints: [{ addresses: ['10.0.0.1'], deprecatedTopology: topo('n1') }] });
     const same = make('EndpointSlice', { endpoints: [{ addresses: ['10.0.0.1'], deprecatedTopology: topo('n1') }] });
-    endpointSliceStrategy.prepareForUpdate!(same, old, ctx());
+    endpointSliceStrategy.defaults?.(same);
+    endpointSliceStrategy.prepareForUpdate?.(same, old, ctx());
     assert.deepEqual(same['endpoints'], old['endpoints']);
     const changed = make('EndpointSlice', { endpoints: [{ addresses: ['10.0.0.2'], deprecatedTopology: topo('n1') }, { addresses: ['10.0.0.3'], deprecatedTopology: topo('n9') }] });
-    endpointSliceStrategy.prepareForUpdate!(changed, old, ctx());
+    endpointSliceStrategy.defaults?.(changed);
+    endpointSliceStrategy.prepareForUpdate?.(changed, old, ctx());
     assert.deepEqual(changed['endpoints'], [{ addresses: ['10.0.0.2'], nodeName: 'n1' }, { addresses: ['10.0.0.3'] }]);
   });
 });

@@ -13,7 +13,8 @@ const template = (restartPolicy?: string) => ({
 
 function job(spec: Record<string, unknown> = {}): KObject {
   const j = make('Job', { spec: { template: template('Never'), ...spec } }, { name: 'pi', namespace: 'default', uid: 'uid-123' });
-  jobStrategy.prepareForCreate!(j, ctx());
+  jobStrategy.defaults?.(j);
+  jobStrategy.prepareForCreate?.(j, ctx());
   return j;
 }
 
@@ -62,7 +63,8 @@ describe('job selector generation', () => {
 describe('job validation', () => {
   it('requires restartPolicy Never or OnFailure (the pod default Always is refused)', () => {
     const j = make('Job', { spec: { template: template() } }, { name: 'pi', namespace: 'default', uid: 'u' });
-    jobStrategy.prepareForCreate!(j, ctx());
+    jobStrategy.defaults?.(j);
+    jobStrategy.prepareForCreate?.(j, ctx());
     assert.deepEqual(lines(jobStrategy.validate!(j, ctx())), ['spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"']);
   });
 
@@ -80,7 +82,8 @@ describe('job validation', () => {
     const next = structuredClone(old);
     const podSpec = ((next['spec'] as Record<string, unknown>)['template'] as Record<string, Record<string, unknown>>)['spec']!;
     (podSpec['containers'] as Record<string, unknown>[])[0]!['image'] = 'perl:6';
-    jobStrategy.prepareForUpdate!(next, old, ctx());
+    jobStrategy.defaults?.(next);
+    jobStrategy.prepareForUpdate?.(next, old, ctx());
     const errs = jobStrategy.validateUpdate!(next, old, ctx());
     assert.deepEqual(errs.map((e) => e.field), ['spec.template']);
     assert.match(errs[0]!.message, /: field is immutable$/);
@@ -89,7 +92,8 @@ describe('job validation', () => {
 
 function cronJob(spec: Record<string, unknown>, name = 'nightly'): KObject {
   const cj = make('CronJob', { spec: { jobTemplate: { spec: { template: template('OnFailure') } }, ...spec } }, { name, namespace: 'default' });
-  cronJobStrategy.prepareForCreate!(cj, ctx());
+  cronJobStrategy.defaults?.(cj);
+  cronJobStrategy.prepareForCreate?.(cj, ctx());
   return cj;
 }
 

@@ -13,17 +13,20 @@ describe('namespaces', () => {
   it('start Active with the orch finalizer whatever the client sent', () => {
     const n = ns();
     n['status'] = { phase: 'Terminating' };
-    namespaceStrategy.prepareForCreate!(n, ctx());
+    namespaceStrategy.defaults?.(n);
+    namespaceStrategy.prepareForCreate?.(n, ctx());
     assert.deepEqual(n['status'], { phase: 'Active' });
     assert.deepEqual(n['spec'], { finalizers: ['orch'] });
   });
 
   it('keep client finalizers and add orch once', () => {
     const n = ns({ finalizers: ['example.com/cleanup', 'orch'] });
-    namespaceStrategy.prepareForCreate!(n, ctx());
+    namespaceStrategy.defaults?.(n);
+    namespaceStrategy.prepareForCreate?.(n, ctx());
     assert.deepEqual((n['spec'] as Record<string, unknown>)['finalizers'], ['example.com/cleanup', 'orch']);
     const m = ns({ finalizers: ['example.com/cleanup'] });
-    namespaceStrategy.prepareForCreate!(m, ctx());
+    namespaceStrategy.defaults?.(m);
+    namespaceStrategy.prepareForCreate?.(m, ctx());
     assert.deepEqual((m['spec'] as Record<string, unknown>)['finalizers'], ['example.com/cleanup', 'orch']);
   });
 
@@ -36,7 +39,8 @@ describe('namespaces', () => {
   it('ignore finalizer and status changes on a plain update', () => {
     const old: KObject = { ...ns({ finalizers: ['orch'] }), status: { phase: 'Active' } };
     const next: KObject = { ...ns({ finalizers: [] }), status: { phase: 'Terminating' }, metadata: { name: 'team-a', labels: { a: 'b' } } };
-    namespaceStrategy.prepareForUpdate!(next, old, ctx());
+    namespaceStrategy.defaults?.(next);
+    namespaceStrategy.prepareForUpdate?.(next, old, ctx());
     assert.deepEqual(next['spec'], { finalizers: ['orch'] });
     assert.deepEqual(next['status'], { phase: 'Active' });
   });
@@ -44,7 +48,8 @@ describe('namespaces', () => {
   it('let /finalize change the finalizers only', () => {
     const old: KObject = { ...ns({ finalizers: ['orch'] }), status: { phase: 'Terminating' } };
     const next: KObject = { ...ns({ finalizers: [] }), status: { phase: 'Active' } };
-    namespaceStrategy.prepareForUpdate!(next, old, ctx('finalize'));
+    namespaceStrategy.defaults?.(next);
+    namespaceStrategy.prepareForUpdate?.(next, old, ctx('finalize'));
     assert.deepEqual(next['spec'], { finalizers: [] });
     assert.deepEqual(next['status'], { phase: 'Terminating' });
   });

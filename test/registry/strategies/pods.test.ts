@@ -12,7 +12,8 @@ function pod(spec: Record<string, unknown> = {}) {
 
 function created(spec: Record<string, unknown> = {}) {
   const p = pod(spec);
-  podStrategy.prepareForCreate!(p, ctx());
+  podStrategy.defaults?.(p);
+  podStrategy.prepareForCreate?.(p, ctx());
   return p;
 }
 
@@ -74,7 +75,8 @@ describe('pod status on create', () => {
   it('replaces whatever the client sent with Pending and the QoS class', () => {
     const p = pod();
     p['status'] = { phase: 'Running', podIP: '10.0.0.1' };
-    podStrategy.prepareForCreate!(p, ctx());
+    podStrategy.defaults?.(p);
+    podStrategy.prepareForCreate?.(p, ctx());
     assert.deepEqual(p['status'], { phase: 'Pending', qosClass: 'BestEffort' });
   });
 
@@ -140,7 +142,8 @@ describe('pod updates', () => {
     const old = created();
     const next = structuredClone(old);
     mutate(next['spec'] as Record<string, unknown>);
-    podStrategy.prepareForUpdate!(next, old, ctx());
+    podStrategy.defaults?.(next);
+    podStrategy.prepareForUpdate?.(next, old, ctx());
     return podStrategy.validateUpdate!(next, old, ctx());
   }
 

@@ -11,7 +11,8 @@ function svc(spec: Record<string, unknown>, name = 'web'): KObject {
 
 function created(spec: Record<string, unknown>, name?: string): KObject {
   const s = svc(spec, name);
-  serviceStrategy.prepareForCreate!(s, ctx());
+  serviceStrategy.defaults?.(s);
+  serviceStrategy.prepareForCreate?.(s, ctx());
   return s;
 }
 
@@ -118,7 +119,8 @@ describe('service updates', () => {
   it('keep the allocated cluster IP and node ports when the update leaves them out', () => {
     const old = allocated();
     const next = svc({ type: 'NodePort', ports: [{ name: 'http', port: 80 }] });
-    serviceStrategy.prepareForUpdate!(next, old, ctx());
+    serviceStrategy.defaults?.(next);
+    serviceStrategy.prepareForUpdate?.(next, old, ctx());
     const spec = next['spec'] as Record<string, unknown>;
     assert.equal(spec['clusterIP'], '10.96.0.10');
     assert.deepEqual(spec['clusterIPs'], ['10.96.0.10']);
@@ -132,7 +134,8 @@ describe('service updates', () => {
     (old['spec'] as Record<string, unknown>)['ipFamilyPolicy'] = 'SingleStack';
     const toClusterIP = structuredClone(old);
     (toClusterIP['spec'] as Record<string, unknown>)['type'] = 'ClusterIP';
-    serviceStrategy.prepareForUpdate!(toClusterIP, old, ctx());
+    serviceStrategy.defaults?.(toClusterIP);
+    serviceStrategy.prepareForUpdate?.(toClusterIP, old, ctx());
     const spec = toClusterIP['spec'] as Record<string, unknown>;
     assert.equal((spec['ports'] as Record<string, unknown>[])[0]!['nodePort'], undefined);
     assert.equal(spec['externalTrafficPolicy'], undefined);
@@ -141,7 +144,8 @@ describe('service updates', () => {
 
     const toExternal = structuredClone(old);
     Object.assign(toExternal['spec'] as Record<string, unknown>, { type: 'ExternalName', externalName: 'db.example.com' });
-    serviceStrategy.prepareForUpdate!(toExternal, old, ctx());
+    serviceStrategy.defaults?.(toExternal);
+    serviceStrategy.prepareForUpdate?.(toExternal, old, ctx());
     const ext = toExternal['spec'] as Record<string, unknown>;
     assert.equal(ext['clusterIP'], undefined);
     assert.equal(ext['clusterIPs'], undefined);

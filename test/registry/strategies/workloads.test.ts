@@ -11,7 +11,8 @@ import type { KObject } from '../../../src/registry/object.ts';
 
 function created(strategy: Strategy, kind: string, spec: Record<string, unknown>): KObject {
   const o = make(kind, { spec: { selector: { matchLabels: { app: 'web' } }, template: podTemplate(), ...spec } });
-  strategy.prepareForCreate!(o, ctx());
+  strategy.defaults?.(o);
+  strategy.prepareForCreate?.(o, ctx());
   return o;
 }
 
@@ -78,7 +79,8 @@ describe('daemonsets', () => {
     const next = structuredClone(old);
     const template = (next['spec'] as Record<string, unknown>)['template'] as Record<string, Record<string, unknown>>;
     (template['spec']!['containers'] as Record<string, unknown>[])[0]!['image'] = 'nginx:2';
-    daemonSetStrategy.prepareForUpdate!(next, old, ctx());
+    daemonSetStrategy.defaults?.(next);
+    daemonSetStrategy.prepareForUpdate?.(next, old, ctx());
     assert.equal(next.metadata.annotations?.['deprecated.daemonset.template.generation'], '2');
   });
 
@@ -100,7 +102,8 @@ describe('daemonsets', () => {
 describe('replicationcontrollers', () => {
   it('take selector and labels from the template', () => {
     const rc = make('ReplicationController', { spec: { template: podTemplate({ app: 'web' }) } });
-    replicationControllerStrategy.prepareForCreate!(rc, ctx());
+    replicationControllerStrategy.defaults?.(rc);
+    replicationControllerStrategy.prepareForCreate?.(rc, ctx());
     const spec = rc['spec'] as Record<string, unknown>;
     assert.deepEqual(spec['selector'], { app: 'web' });
     assert.deepEqual(rc.metadata.labels, { app: 'web' });
@@ -110,7 +113,8 @@ describe('replicationcontrollers', () => {
 
   it('require the selector to match', () => {
     const rc = make('ReplicationController', { spec: { selector: { app: 'api' }, template: podTemplate({ app: 'web' }) } });
-    replicationControllerStrategy.prepareForCreate!(rc, ctx());
+    replicationControllerStrategy.defaults?.(rc);
+    replicationControllerStrategy.prepareForCreate?.(rc, ctx());
     assert.deepEqual(lines(replicationControllerStrategy.validate!(rc, ctx())), [
       'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`',
     ]);
@@ -122,7 +126,8 @@ describe('scale writes', () => {
     const old = created(replicaSetStrategy, 'ReplicaSet', {});
     const next = structuredClone(old);
     (next['spec'] as Record<string, unknown>)['replicas'] = -2;
-    replicaSetStrategy.prepareForUpdate!(next, old, ctx('scale'));
+    replicaSetStrategy.defaults?.(next);
+    replicaSetStrategy.prepareForUpdate?.(next, old, ctx('scale'));
     assert.deepEqual(lines(replicaSetStrategy.validateUpdate!(next, old, ctx('scale'))), ['spec.replicas: Invalid value: -2: must be greater than or equal to 0']);
     assert.deepEqual(replicaSetStrategy.validateUpdate!(next, old, ctx('status')), []);
   });
