@@ -13,6 +13,9 @@ import type { JsonObjectCodec } from '../src/watchcache/json-codec.ts';
 import type { GroupVersionKind } from '../src/openapi/schema-dsl.ts';
 import type { ResourceSpec } from './protocol.ts';
 
+/** A progress request unanswered this long (a lost answer) no longer holds back new ones. */
+const PROGRESS_ANSWER_MS = 1_000;
+
 export interface CachedResourceOptions {
   store: Store;
   /** Page size when loading from the store. */
@@ -45,8 +48,12 @@ export class CachedResource {
   /** Consecutive failures to load or feed the cache (see retryDelayMs). */
   #failures = 0;
   #closed = false;
-  /** Revision a progress request is outstanding for; concurrent reads share it. */
-  #progressFor: Revision = 0;
+  /** A progress request is outstanding; concurrent reads share it. */
+  #progressPending = false;
+  /** A read asked while one was outstanding: its answer may predate that read, so ask once more after it. */
+  #progressAgain = false;
+  /** When the outstanding request was sent (performance.now()): one unanswered for a second is asked again. */
+  #progressSentAt = 0;
 
   constructor(
     readonly spec: ResourceSpec,
@@ -99,9 +106,27 @@ export class CachedResource {
    * old etcd versions, so concurrent consistent reads share one).
    */
   requestProgress(revision: Revision): void {
-    if (this.#progressFor >= revision && this.#progressFor > this.cache.revision) return;
-    this.#progressFor = Math.max(revision, this.#progressFor);
+    if (revision <= this.cache.revision) return;
+    if (this.#progressPending && performance.now() - this.#progressSentAt < PROGRESS_ANSWER_MS) {
+      this.#progressAgain = true;
+      return;
+    }
+    // Pending until the next progress answer, whatever revision it carries: a read of a revision the store
+    // has not reached (a client's future resourceVersion) must not keep later reads from asking again.
+    this.#sendProgressRequest();
+  }
+
+  #sendProgressRequest(): void {
+    this.#progressPending = this.#watch !== null;
+    this.#progressSentAt = performance.now();
     this.#watch?.requestProgress();
+  }
+
+  #progressAnswered(): void {
+    this.#progressPending = false;
+    if (!this.#progressAgain) return;
+    this.#progressAgain = false;
+    this.#sendProgressRequest();
   }
 
   /** Stops the watch and any retry; the cache is left as it is. */
@@ -133,10 +158,15 @@ export class CachedResource {
   }
 
   #watchFrom(after: Revision): void {
-    this.#progressFor = 0; // an outstanding progress request died with the old watch
+    // An outstanding progress request died with the old watch.
+    this.#progressPending = false;
+    this.#progressAgain = false;
     this.#watch = this.#store.watch(this.spec.prefix, after, {
       onEvents: (events) => this.#feed(() => this.cache.applyEvents(events)),
-      onProgress: (revision) => this.#feed(() => this.cache.markProgress(revision)),
+      onProgress: (revision) => {
+        this.#feed(() => this.cache.markProgress(revision));
+        this.#progressAnswered();
+      },
       onError: (err) => {
         this.#watch = null;
         if (this.#closed) return;

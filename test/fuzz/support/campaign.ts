@@ -94,6 +94,8 @@ export async function runCampaign(start: () => Promise<FuzzTarget>, opts: Campai
   const stats: CampaignStats = { cases: 0, skipped: 0, byTransport: { inprocess: 0, node: 0, uws: 0 }, failures: new Map(), seconds: 0 };
   const started = performance.now();
   const livenessEvery = opts.livenessEvery ?? 2_000;
+  // FUZZ_SLOW_MS=<ms>: name every case that takes at least that long (where a long run's time goes).
+  const slowMs = Number(process.env['FUZZ_SLOW_MS'] ?? 0) || 0;
   const crashes: unknown[] = [];
   const onCrash = (err: unknown): void => void crashes.push(err);
   process.on('uncaughtException', onCrash);
@@ -111,7 +113,12 @@ export async function runCampaign(start: () => Promise<FuzzTarget>, opts: Campai
   };
   const property = fc.asyncProperty(fuzzArbitrary(opts.httpShare), async ({ c, transport }) => {
     const i = index++;
+    const caseStarted = slowMs > 0 ? performance.now() : 0;
     const result = await target.run(c, transport);
+    if (slowMs > 0) {
+      const took = performance.now() - caseStarted;
+      if (took >= slowMs) process.stderr.write(`slow case ${i} (${took.toFixed(0)} ms over ${transport}): ${c.method} ${c.url.slice(0, 160)}${c.watch ? ' [watch]' : ''}\n`);
+    }
     stats.cases++;
     stats.byTransport[transport]++;
     if (result.skipped) stats.skipped++;
