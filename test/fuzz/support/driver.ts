@@ -7,6 +7,7 @@
  * JSON, Protobuf and Table.
  */
 import { isDeepStrictEqual } from 'node:util';
+import type { ClientHttp2Session } from 'node:http2';
 import { readFile } from 'node:fs/promises';
 import { decodeObject, supportsProtobuf } from '../../../src/protobuf/index.ts';
 import { KUBERNETES_PROTOBUF_MEDIA_TYPE } from '../../../src/endpoints/negotiate.ts';
@@ -27,6 +28,9 @@ export interface CaseResult {
   /** The case could not be sent as generated (the HTTP client refused it); not a server finding. */
   readonly skipped: boolean;
 }
+
+/** What #send answers when node's HTTP/2 client refused a stream on its own (see run). */
+const CLIENT_SESSION_SPENT = Symbol('client session spent');
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -52,7 +56,9 @@ export class FuzzTarget {
   readonly #handler: RequestHandler;
   readonly #deadlineMs: number;
   readonly #ca: string;
-  #node: Target | undefined;
+  #node: (Target & { session: ClientHttp2Session }) | undefined;
+  /** Client sessions the server sent a GOAWAY on. */
+  readonly #goaways = new WeakSet<ClientHttp2Session>();
   #uws: Target | undefined;
 
   private constructor(server: TestServer, ca: string, deadlineMs: number) {
@@ -95,8 +101,14 @@ export class FuzzTarget {
   async run(c: FuzzCase, transport: Transport): Promise<CaseResult> {
     let answer: Answer & { violations: string[] };
     try {
-      const sent = transport === 'inprocess' ? this.#sendInProcess(c) : this.#sendHttp(c, transport);
-      const got = await within(sent, this.#deadlineMs, `${c.method} ${c.url.slice(0, 200)}`);
+      let got = await this.#send(c, transport);
+      if (got === CLIENT_SESSION_SPENT) {
+        // node's HTTP/2 client refused the stream itself (its session memory, see h2Target), with no GOAWAY
+        // from the server: not a server finding. The case runs again on a new connection.
+        this.#resetClient('node');
+        got = await this.#send(c, transport);
+        if (got === CLIENT_SESSION_SPENT) return { problems: ['transport error: a new HTTP/2 client session refused the stream at once'], skipped: false };
+      }
       if (got === null) return { problems: [], skipped: true };
       answer = got;
     } catch (err) {
@@ -117,6 +129,20 @@ export class FuzzTarget {
     const problems = [...answer.violations, ...verdict.problems];
     if (problems.length === 0 && answer.status >= 200 && answer.status < 300) problems.push(...(await this.#readBack(c, verdict.json)));
     return { problems, skipped: false };
+  }
+
+  /** One attempt at a case; CLIENT_SESSION_SPENT when node's own client refused it (see run). */
+  async #send(c: FuzzCase, transport: Transport): Promise<(Answer & { violations: string[] }) | null | typeof CLIENT_SESSION_SPENT> {
+    const sent = transport === 'inprocess' ? this.#sendInProcess(c) : this.#sendHttp(c, transport);
+    try {
+      return await within(sent, this.#deadlineMs, `${c.method} ${c.url.slice(0, 200)}`);
+    } catch (err) {
+      const session = this.#node?.session;
+      const refusedByClient = transport === 'node' && (err as NodeJS.ErrnoException).code === 'ERR_HTTP2_STREAM_ERROR' &&
+        /ENHANCE_YOUR_CALM/.test((err as Error).message) && session !== undefined && !this.#goaways.has(session);
+      if (refusedByClient) return CLIENT_SESSION_SPENT;
+      throw err;
+    }
   }
 
   /** Liveness: readyz answers ok and every shard thread answers. */
@@ -170,8 +196,13 @@ export class FuzzTarget {
   #target(transport: 'node' | 'uws'): Target {
     const tls = { ca: this.#ca };
     if (transport === 'node') {
-      const cur = this.#node as (Target & { session: import('node:http2').ClientHttp2Session }) | undefined;
-      if (cur === undefined || cur.session.closed || cur.session.destroyed) this.#node = h2Target('node', this.server.securePort, tls);
+      const cur = this.#node;
+      if (cur === undefined || cur.session.closed || cur.session.destroyed) {
+        const next = h2Target('node', this.server.securePort, tls);
+        // A GOAWAY from the server (ENHANCE_YOUR_CALM from its rapid-reset guard) makes refused streams a finding.
+        next.session.on('goaway', () => this.#goaways.add(next.session));
+        this.#node = next;
+      }
       return this.#node!;
     }
     return (this.#uws ??= h1Target('uws', 'uws', this.server.uwsPort!, tls, 4));
@@ -240,26 +271,34 @@ export class FuzzTarget {
     const { rt, namespace } = c.target;
     const url = itemPath(rt, namespace, name);
     const problems: string[] = [];
-    const json = await this.inProcess('GET', url);
-    if (json.status !== 200) return [`read-back: GET ${url} answered ${json.status} after a ${c.method} answered success: ${json.body.toString().slice(0, 300)}`];
-    const stored = JSON.parse(json.body.toString('utf8')) as Record<string, unknown>;
-    const uid = (stored['metadata'] as Record<string, unknown> | undefined)?.['uid'];
-    if (uid !== meta?.['uid']) problems.push(`read-back: uid ${String(uid)} differs from the written ${String(meta?.['uid'])}`);
-    if (supportsProtobuf({ group: rt.group, version: rt.version, kind: rt.kind })) {
+    // A controller may write the object between the two reads (the aggregation controller fills an aggregated
+    // ClusterRole's rules: seed 11, case 746176): the representations are compared at one resourceVersion.
+    for (let attempt = 1; ; attempt++) {
+      const json = await this.inProcess('GET', url);
+      if (json.status !== 200) return [`read-back: GET ${url} answered ${json.status} after a ${c.method} answered success: ${json.body.toString().slice(0, 300)}`];
+      const stored = JSON.parse(json.body.toString('utf8')) as Record<string, unknown>;
+      const storedMeta = stored['metadata'] as Record<string, unknown> | undefined;
+      const uid = storedMeta?.['uid'];
+      if (uid !== meta?.['uid']) return [`read-back: uid ${String(uid)} differs from the written ${String(meta?.['uid'])}`];
+      if (!supportsProtobuf({ group: rt.group, version: rt.version, kind: rt.kind })) break;
       const pb = await this.inProcess('GET', url, undefined, KUBERNETES_PROTOBUF_MEDIA_TYPE);
-      if (pb.status !== 200) problems.push(`read-back: Protobuf GET answered ${pb.status}: ${pb.body.toString().slice(0, 300)}`);
-      else {
-        try {
-          const decoded = decodeObject(pb.body).object;
-          // Compared without empty strings, maps, lists and structs: Protobuf cannot tell empty from absent,
-          // and that JSON keeps `""`/`{}`/`[]` where the original omits them is reported apart (fuzz-findings.md).
-          const fromPb = withoutEmpties(JSON.parse(JSON.stringify(decoded)));
-          const fromJson = withoutEmpties(stored);
-          if (!isDeepStrictEqual(fromPb, fromJson)) problems.push(`read-back: Protobuf and JSON differ: ${firstDifference(fromPb, fromJson)}`);
-        } catch (err) {
-          problems.push(`read-back: Protobuf answer does not decode: ${err instanceof Error ? err.message : String(err)}`);
-        }
+      if (pb.status !== 200) {
+        problems.push(`read-back: Protobuf GET answered ${pb.status}: ${pb.body.toString().slice(0, 300)}`);
+        break;
       }
+      try {
+        const decoded = decodeObject(pb.body).object as Record<string, unknown>;
+        const pbVersion = (decoded['metadata'] as Record<string, unknown> | undefined)?.['resourceVersion'];
+        if (pbVersion !== storedMeta?.['resourceVersion'] && attempt < 3) continue;
+        // Compared without empty strings, maps, lists and structs: Protobuf cannot tell empty from absent,
+        // and that JSON keeps `""`/`{}`/`[]` where the original omits them is reported apart (fuzz-findings.md).
+        const fromPb = withoutEmpties(JSON.parse(JSON.stringify(decoded)));
+        const fromJson = withoutEmpties(stored);
+        if (!isDeepStrictEqual(fromPb, fromJson)) problems.push(`read-back: Protobuf and JSON differ: ${firstDifference(fromPb, fromJson)}`);
+      } catch (err) {
+        problems.push(`read-back: Protobuf answer does not decode: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      break;
     }
     const table = await this.inProcess('GET', url, undefined, TABLE_ACCEPT);
     if (table.status !== 200) problems.push(`read-back: Table GET answered ${table.status}: ${table.body.toString().slice(0, 300)}`);
