@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { apiGroup, names } from '../../src/naming/index.ts';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../../src/flowcontrol/bootstrap/objects.ts';
 import { parseGoBool, ensuredObject } from '../../src/flowcontrol/bootstrap/ensure.ts';
+import { desiredDanglingCondition, statusWithCondition } from '../../src/flowcontrol/bootstrap/dangling.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 const FC = `/apis/${apiGroup('flowcontrol.apiserver')}/v1beta2`;
@@ -304,5 +305,20 @@ describe('the autoupdate-spec rules (the original\'s strategy.go)', () => {
     const malformedFresh = ensuredObject(base('maybe', 1, 2), want, false) as any;
     assert.equal(malformedFresh.spec.limited.assuredConcurrencyShares, 1);
     assert.equal(malformedFresh.metadata.annotations[AUTO], 'true');
+  });
+});
+
+describe('the Dangling condition (the original\'s presyncFlowSchemaStatus)', () => {
+  const fs = (conditions: unknown[]) => ({ metadata: { name: 'x' }, spec: {}, status: { conditions } });
+  const other = { type: 'Other', status: 'True', reason: 'R', message: 'm' };
+
+  it('writes only when status, reason or message differ, and keeps other conditions', () => {
+    const want = desiredDanglingCondition('pl', false);
+    const first = statusWithCondition(fs([other]), want, '2026-01-01T00:00:00Z');
+    assert.deepEqual(first, { conditions: [other, { type: 'Dangling', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z', reason: 'NotFound', message: want.message }] });
+    assert.equal(statusWithCondition(fs((first as { conditions: unknown[] }).conditions), want, '2026-01-02T00:00:00Z'), null, 'already says so: no write');
+    const found = statusWithCondition(fs((first as { conditions: unknown[] }).conditions), desiredDanglingCondition('pl', true), '2026-01-03T00:00:00Z') as { conditions: Array<Record<string, string>> };
+    assert.deepEqual(found.conditions.map((c) => `${c['type']}=${c['status']}/${c['reason'] ?? ''}`), ['Other=True/R', 'Dangling=False/Found']);
+    assert.equal(found.conditions[1]!['lastTransitionTime'], '2026-01-03T00:00:00Z');
   });
 });
