@@ -80,6 +80,10 @@ describe('APF bootstrap configuration on a fresh server', () => {
     assert.deepEqual((await list(t, 'prioritylevelconfigurations')).map((o) => o.metadata.name).sort(), PL_NAMES);
     assert.equal(FS_NAMES.length, 13);
     assert.equal(PL_NAMES.length, 8);
+    // The first pass was done before the server was ready (the original's post-start hook).
+    const hook = await t.request('GET', '/readyz/poststarthook/priority-and-fairness-config-producer');
+    assert.equal(hook.status, 200, hook.body);
+    assert.match((await t.request('GET', '/readyz?verbose')).body, /\[\+\]poststarthook\/priority-and-fairness-config-producer ok/);
     for (const o of [...(await list(t, 'flowschemas')), ...(await list(t, 'prioritylevelconfigurations'))]) {
       assert.equal(o.metadata.annotations?.[AUTO], 'true', o.metadata.name);
       assert.equal(o.metadata.generation, 1, o.metadata.name);
