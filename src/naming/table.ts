@@ -122,6 +122,12 @@ export interface NamingTable {
      * (metrics, current metrics, conditions, behavior), so they round-trip to v2.
      */
     readonly hpaV1: { readonly metrics: string; readonly currentMetrics: string; readonly conditions: string; readonly behavior: string };
+    /**
+     * On the priority-and-fairness bootstrap FlowSchemas and PriorityLevelConfigurations: `"true"` lets the
+     * server keep the spec as it ships it, `"false"` leaves an edited suggested object alone (the original's
+     * `apf.kubernetes.io/autoupdate-spec`).
+     */
+    readonly apfAutoUpdateSpec: string;
   };
   /** Resource names in this namespace are native (not extended) resources. */
   readonly nativeResourcePrefix: string;
@@ -287,6 +293,7 @@ const ORCH: NamingTable = {
       conditions: 'autoscaling.alpha.orch.io/conditions',
       behavior: 'autoscaling.alpha.orch.io/behavior',
     },
+    apfAutoUpdateSpec: `apf.${ORCH_DOMAIN}/autoupdate-spec`,
   },
   podSecurity: {
     prefix: 'pod-security.orch.io/',
@@ -399,6 +406,7 @@ const KUBERNETES: NamingTable = {
       conditions: `autoscaling.alpha.${KUBE_DOMAIN}/conditions`,
       behavior: `autoscaling.alpha.${KUBE_DOMAIN}/behavior`,
     },
+    apfAutoUpdateSpec: `apf.${KUBE_DOMAIN}/autoupdate-spec`,
   },
   podSecurity: {
     prefix: `pod-security.${KUBE_DOMAIN}/`,

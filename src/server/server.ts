@@ -53,6 +53,7 @@ import { FrontendThreads, nodeReusePortSupported } from './frontend-threads.ts';
 import { openAuditSink } from '../audit/index.ts';
 import { ShutdownSignals } from './lifecycle.ts';
 import { drainThread } from './drain-thread.ts';
+import { startApfBootstrap, type ApfBootstrap } from '../flowcontrol/bootstrap/index.ts';
 
 /** How often the API server's own Service and endpoints are checked (the original's endpoint interval). */
 const API_SERVICE_RECONCILE_MS = 10_000;
@@ -81,6 +82,8 @@ export interface RunningServer {
   readonly controllerManager: ControllerManager;
   /** The shutdown phase every serving thread reads (lifecycle.ts). */
   readonly signals: ShutdownSignals;
+  /** The APF bootstrap configuration's ensurer and Dangling condition, or null when priority and fairness is off. */
+  readonly apfBootstrap: ApfBootstrap | null;
   /**
    * The graceful shutdown of SIGTERM: /readyz fails at once, requests are
    * served for --shutdown-delay-duration, then every serving thread stops
@@ -200,6 +203,14 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     // The default RBAC policy, reconciled before anything is served (the original's bootstrap-roles hook),
     // and the aggregation of ClusterRoles (admin, edit, view), complete before the first request.
     await reconcileDefaultPolicy(genericStore, registry, logger);
+    // The mandatory and suggested priority-and-fairness objects, kept up to date (the original's
+    // priority-and-fairness-config-producer hook), and the FlowSchemas' Dangling condition.
+    let apfBootstrap: ApfBootstrap | null = null;
+    if (((opts as { enablePriorityAndFairness?: boolean }).enablePriorityAndFairness ?? true) === true) {
+      apfBootstrap = await startApfBootstrap({ store: genericStore, registry, log: logger, addBootCheck: (name, check) => health.addBootSequence(name, check) });
+      const started = apfBootstrap;
+      if (started !== null) cleanups.push(() => started.stop());
+    }
     const aggregationIndex = new RbacIndex(genericStore.router, registry).start();
     cleanups.push(() => aggregationIndex.close());
     const aggregation = new ClusterRoleAggregationController(genericStore, registry, aggregationIndex, logger);
@@ -382,6 +393,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       controllerManager,
       elected: { elector: controllerManager.elector, csrSigning },
       signals,
+      apfBootstrap,
       shutdown: async () => {
         if (shuttingDown !== undefined) return shuttingDown;
         shuttingDown = (async () => {

@@ -28,6 +28,11 @@ interface Case {
   readonly versions: readonly string[];
   /** Objects to write: through which version, and the body (name filled in). */
   readonly samples: ReadonlyArray<{ readonly via: string; readonly body: () => Record<string, unknown> }>;
+  /**
+   * True once the server's own writes after a create are done (a FlowSchema's Dangling condition, written by
+   * the APF config consumer), so the reads and conditional writes that follow do not race them.
+   */
+  readonly settled?: (o: Record<string, unknown>) => boolean;
 }
 
 const ns = 'versions';
@@ -122,6 +127,7 @@ const CASES: readonly Case[] = [
   },
   {
     resource: 'flowschemas', namespaced: false, kind: 'FlowSchema', versions: [`${fc}/v1beta2`, `${fc}/v1beta1`],
+    settled: (o) => ((o['status'] as { conditions?: Array<{ type: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Dangling'),
     samples: [
       {
         via: `${fc}/v1beta1`,
@@ -203,6 +209,10 @@ describe('versions: every served pair round-trips, JSON and Protobuf', () => {
         const created = await srv.request('POST', basePath(sample.via, c.resource, c.namespaced), body);
         assert.equal(created.status, 201, `create through ${sample.via}: ${created.body}`);
         const writerPath = `${basePath(sample.via, c.resource, c.namespaced)}/${name}`;
+        for (let i = 0; c.settled !== undefined && !c.settled((await srv.request('GET', writerPath)).json()); i++) {
+          assert.ok(i < 400, `${name}: the server's own status write never came`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
         let before = (await srv.request('GET', writerPath)).json<Obj>();
         for (const reader of c.versions) {
           const path = `${basePath(reader, c.resource, c.namespaced)}/${name}`;

@@ -8,6 +8,7 @@ import { registrations as access } from './printers/access.ts';
 import { registrations as batch } from './printers/batch.ts';
 import { registrations as config } from './printers/config.ts';
 import { registrations as events } from './printers/events.ts';
+import { registrations as flowcontrol } from './printers/flowcontrol.ts';
 import { registrations as nodes } from './printers/nodes.ts';
 import { registrations as pods } from './printers/pods.ts';
 import { registrations as scaling } from './printers/scaling.ts';
@@ -26,6 +27,7 @@ const ALL: readonly Registration[] = [
   ...storage,
   ...access,
   ...scaling,
+  ...flowcontrol,
 ];
 
 const byKey = new Map<string, Printer>();

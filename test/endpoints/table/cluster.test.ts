@@ -274,6 +274,7 @@ describe('scaling and scheduling tables', () => {
       'apps/ControllerRevision', 'apps/DaemonSet', 'apps/Deployment', 'apps/ReplicaSet', 'apps/StatefulSet',
       'autoscaling/HorizontalPodAutoscaler', 'autoscaling/Scale', 'batch/CronJob', 'batch/Job',
       'certificates.orch.io/CertificateSigningRequest', 'coordination.orch.io/Lease', 'discovery.orch.io/EndpointSlice', 'events.orch.io/Event',
+      'flowcontrol.apiserver.orch.io/FlowSchema', 'flowcontrol.apiserver.orch.io/PriorityLevelConfiguration',
       'networking.orch.io/Ingress', 'networking.orch.io/IngressClass', 'networking.orch.io/NetworkPolicy', 'node.orch.io/RuntimeClass',
       'policy/PodDisruptionBudget', 'rbac.authorization.orch.io/ClusterRoleBinding', 'rbac.authorization.orch.io/RoleBinding',
       'scheduling.orch.io/PriorityClass', 'storage.orch.io/CSIDriver', 'storage.orch.io/CSINode', 'storage.orch.io/StorageClass',
