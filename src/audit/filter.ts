@@ -24,7 +24,7 @@ import { buildEvent, type AuditRecord } from './event.ts';
 import type { PolicyChecker } from './policy.ts';
 import type { AuditSink } from './sink.ts';
 import { tapRequestBody } from './tapped-request.ts';
-import { levelAtLeast, type Stage } from './types.ts';
+import { levelAtLeast, type AuditMetrics, type Stage } from './types.ts';
 
 /** Responses kept for RequestResponse events up to this size (the original's truncate limit per batch). */
 const MAX_CAPTURED_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -33,10 +33,12 @@ export interface AuditFilterDeps {
   readonly checker: PolicyChecker;
   readonly sink: AuditSink;
   readonly logger: Logger;
+  /** The audit counts (apiserver_audit_*); none in unit tests. */
+  readonly metrics?: AuditMetrics | undefined;
 }
 
 export function withAudit(deps: AuditFilterDeps): Filter {
-  const { checker, sink, logger } = deps;
+  const { checker, sink, logger, metrics } = deps;
   // Batch mode: events made and handed over on the next turn, many requests' at once.
   let pending: (() => void)[] = [];
   let scheduled = false;
@@ -77,6 +79,7 @@ export function withAudit(deps: AuditFilterDeps): Filter {
       subresource: info.subresource,
       name: info.name,
     });
+    metrics?.level(cfg.level);
     if (cfg.level === 'None') {
       await next();
       return;
@@ -97,6 +100,7 @@ export function withAudit(deps: AuditFilterDeps): Filter {
     /** Sends a stage's event; with a blocking sink, the promise of its write. */
     const emit = (stage: Stage): Promise<void> | undefined => {
       if (omit.has(stage)) return undefined;
+      metrics?.event();
       const now = Date.now();
       if (!sink.blocking) {
         later(() => void sink.process(buildEvent(rec, stage, now)).catch(failed));
@@ -111,6 +115,7 @@ export function withAudit(deps: AuditFilterDeps): Filter {
         await received;
       } catch {
         // blocking-strict: a request whose arrival cannot be recorded is not served (the original answers 500).
+        metrics?.rejected();
         writeStatus(ctx.res, errors.internal('failed to store audit event'));
         return;
       }
@@ -159,7 +164,7 @@ function captureResponse(ctx: RequestContext, rec: AuditRecord): void {
  * no user, at the level the policy gives a request without one.
  */
 export function withFailedAuthenticationAudit(deps: AuditFilterDeps): Filter {
-  const { checker, sink, logger } = deps;
+  const { checker, sink, logger, metrics } = deps;
   return async (ctx, next) => {
     const receivedAt = Date.now();
     const remoteAddress = ctx.req.remoteAddress;
@@ -167,7 +172,9 @@ export function withFailedAuthenticationAudit(deps: AuditFilterDeps): Filter {
     if (ctx.user !== undefined || ctx.status !== 401 || ctx.info === undefined) return;
     const info = ctx.info;
     const cfg = checker.evaluate({ ...info, user: undefined });
+    metrics?.level(cfg.level);
     if (cfg.level === 'None' || cfg.omitStages.has('ResponseStarted')) return;
+    metrics?.event();
     const rec: AuditRecord = { ctx, level: 'Metadata', omitManagedFields: false, receivedAt, remoteAddress, requestBody: undefined, responseChunks: undefined, responseBytes: 0 };
     const ev = buildEvent(rec, 'ResponseStarted', Date.now());
     ev.level = cfg.level;

@@ -12,6 +12,7 @@ import { LogBackend } from './log-backend.ts';
 import { loadPolicy } from './policy.ts';
 import { LocalAuditSink, type AuditSink, type ModedBackend } from './sink.ts';
 import { WebhookBackend } from './webhook-backend.ts';
+import type { AuditMetrics } from './types.ts';
 
 export { RemoteAuditSink, serveRemoteAuditSink } from './remote-sink.ts';
 export { LocalAuditSink, type AuditSink } from './sink.ts';
@@ -29,9 +30,10 @@ export async function openAuditSink(a: AuditOptions, logger: Logger): Promise<Lo
   try {
     if (a.log.path !== undefined) {
       backends.push({
-        backend: await LogBackend.open({ path: a.log.path, format: a.log.format, maxSizeMB: a.log.maxSizeMB, maxBackups: a.log.maxBackups, maxAgeDays: a.log.maxAgeDays }),
+        backend: await LogBackend.open({ path: a.log.path, format: a.log.format, maxSizeMB: a.log.maxSizeMB, maxBackups: a.log.maxBackups, maxAgeDays: a.log.maxAgeDays, compress: a.log.compress, onError: (err) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit log backups') }),
         mode: a.log.mode,
         batch: a.log.batch,
+        truncate: a.log.truncate,
       });
     }
     if (a.webhook.configFile !== undefined) {
@@ -42,7 +44,7 @@ export async function openAuditSink(a: AuditOptions, logger: Logger): Promise<Lo
         // The kubeconfig reader names the token webhook's flag; this file came from another.
         throw new Error(String((err as Error).message).replace('--authentication-token-webhook-config-file', '--audit-webhook-config-file'));
       }
-      backends.push({ backend, mode: a.webhook.mode, batch: a.webhook.batch });
+      backends.push({ backend, mode: a.webhook.mode, batch: a.webhook.batch, truncate: a.webhook.truncate });
     }
   } catch (err) {
     await Promise.all(backends.map((b) => b.backend.close()));
@@ -59,10 +61,10 @@ export interface AuditFilters {
 }
 
 /** The chain's audit filters, or undefined when auditing is off or the policy audits nothing. */
-export async function auditFilters(a: AuditOptions, sink: AuditSink | undefined, logger: Logger): Promise<AuditFilters | undefined> {
+export async function auditFilters(a: AuditOptions, sink: AuditSink | undefined, logger: Logger, metrics?: AuditMetrics): Promise<AuditFilters | undefined> {
   if (sink === undefined || !auditEnabled(a)) return undefined;
   const checker = await loadPolicy(a.policyFile!);
   if (checker.auditsNothing) return undefined;
-  const deps = { checker, sink, logger };
+  const deps = { checker, sink, logger, metrics };
   return { audit: withAudit(deps), failedAuthentication: withFailedAuthenticationAudit(deps) };
 }

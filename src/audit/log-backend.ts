@@ -5,13 +5,18 @@
  * `--audit-log-maxsize` MB (0 means lumberjack's 100) the file is renamed
  * `<name>-<UTC time>.<ext>` and a new one opened; backups beyond
  * `--audit-log-maxbackup` or older than `--audit-log-maxage` days are removed
- * (0: no limit).
+ * (0: no limit). With `--audit-log-compress` the backups are gzipped
+ * (`<name>-<time><ext>.gz`, 0600) after each rotation, off the write path
+ * as lumberjack's mill does; removal counts them as backups too.
  *
  * One writer per file: only the main thread owns this backend; front-end
  * threads send their events there (remote-sink.ts).
  */
-import { open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { chmod, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import type { AuditBackend } from './sink.ts';
 import type { AuditEvent } from './types.ts';
 
@@ -27,6 +32,10 @@ export interface LogBackendOptions {
   maxBackups: number;
   /** Days a backup is kept; 0 keeps it forever. */
   maxAgeDays: number;
+  /** gzip the backups (lumberjack's Compress). */
+  compress?: boolean;
+  /** Told when the backups' clean-up or compression after a rotation failed (writing goes on). */
+  onError?: (err: unknown) => void;
 }
 
 /** Go's %q for the strings of a legacy line. */
@@ -88,6 +97,8 @@ export class LogBackend implements AuditBackend {
   #writing = false;
   #idle: (() => void)[] = [];
   #lastRotation = 0;
+  /** The backups' clean-up and compression after the last rotation (one at a time, awaited by close). */
+  #mill: Promise<void> = Promise.resolve();
 
   private constructor(opts: LogBackendOptions) {
     this.#opts = opts;
@@ -164,7 +175,36 @@ export class LogBackend implements AuditBackend {
     this.#lastRotation = t;
     await rename(this.#opts.path, path.join(dir, `${name}-${backupStamp(new Date(t))}${ext}`));
     await this.#openFile();
-    await this.#cleanup();
+    if (this.#opts.compress === true) {
+      // Compressing a 100 MB file takes seconds: events keep being written meanwhile.
+      this.#mill = this.#mill
+        .then(() => this.#cleanup())
+        .then(() => this.#compressBackups())
+        .catch((err: unknown) => this.#opts.onError?.(err));
+    } else {
+      await this.#cleanup();
+    }
+  }
+
+  /** gzips every backup not yet compressed (lumberjack's compressLogFile: the plain file goes once the .gz is whole). */
+  async #compressBackups(): Promise<void> {
+    for (const b of await this.backups()) {
+      if (b.file.endsWith('.gz')) continue;
+      const dst = `${b.file}.gz`;
+      try {
+        await pipeline(createReadStream(b.file), createGzip(), createWriteStream(dst, { mode: 0o600 }));
+        await chmod(dst, 0o600);
+        await rm(b.file, { force: true });
+      } catch (err) {
+        await rm(dst, { force: true }).catch(() => undefined);
+        throw new Error(`compressing audit log backup ${b.file}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  /** Resolves once the clean-up and compression started by past rotations are done (tests). */
+  settled(): Promise<void> {
+    return this.#mill;
   }
 
   #parts(): { dir: string; name: string; ext: string } {
@@ -178,8 +218,9 @@ export class LogBackend implements AuditBackend {
     const { dir, name, ext } = this.#parts();
     const out: { file: string; time: number }[] = [];
     for (const f of await readdir(dir)) {
-      if (!f.startsWith(`${name}-`) || !f.endsWith(ext)) continue;
-      const m = STAMP_RE.exec(f.slice(name.length + 1, f.length - ext.length));
+      const plain = f.endsWith('.gz') ? f.slice(0, -3) : f;
+      if (!plain.startsWith(`${name}-`) || !plain.endsWith(ext)) continue;
+      const m = STAMP_RE.exec(plain.slice(name.length + 1, plain.length - ext.length));
       if (m === null) continue;
       out.push({ file: path.join(dir, f), time: Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`) });
     }
@@ -198,6 +239,7 @@ export class LogBackend implements AuditBackend {
 
   async close(): Promise<void> {
     if (this.#writing) await new Promise<void>((r) => this.#idle.push(r));
+    await this.#mill;
     await this.#fh?.close();
     this.#fh = undefined;
   }

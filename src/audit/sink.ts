@@ -11,7 +11,8 @@
  * - blocking-strict: as blocking, and a failure at RequestReceived fails the
  *   request (the filter answers 500).
  */
-import type { AuditEvent } from './types.ts';
+import { AuditWriteError, TruncatingBackend, type TruncateOptions } from './truncate-backend.ts';
+import type { AuditEvent, AuditMetrics } from './types.ts';
 
 export type AuditMode = 'batch' | 'blocking' | 'blocking-strict';
 export const AUDIT_MODES: readonly AuditMode[] = ['batch', 'blocking', 'blocking-strict'];
@@ -54,6 +55,13 @@ export interface AuditSink {
 }
 
 type Report = (err: unknown, what: string) => void;
+/** Counts events a plugin lost (apiserver_audit_error_total{plugin}). */
+type Lost = (plugin: string, events: number) => void;
+
+/** How many of a failed write's events were lost (a split write may have written some). */
+function lostCount(err: unknown, events: number): number {
+  return err instanceof AuditWriteError ? err.lostEvents : events;
+}
 
 /** The batch mode: a bounded queue drained by one loop. */
 export class BatchingBackend {
@@ -69,6 +77,7 @@ export class BatchingBackend {
     readonly backend: AuditBackend,
     readonly opts: BatchOptions,
     readonly report: Report,
+    readonly lost: Lost = () => undefined,
   ) {
     this.#tokens = opts.throttleBurst;
   }
@@ -78,6 +87,7 @@ export class BatchingBackend {
     if (this.#queue.length >= this.opts.bufferSize) {
       // The original drops too (and counts apiserver_audit_error_total): a stuck backend must not hold requests.
       this.dropped++;
+      this.lost('buffered', 1);
       if (this.dropped === 1 || this.dropped % 1000 === 0) this.report(new Error(`audit buffer full: ${this.dropped} events dropped`), `audit backend ${this.backend.name}`);
       return;
     }
@@ -130,7 +140,7 @@ export class BatchingBackend {
       const writes: Promise<void>[] = [];
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, this.opts.maxSize);
-        writes.push(this.backend.write(batch).catch((err: unknown) => this.report(err, `audit backend ${this.backend.name}: ${batch.length} events lost`)));
+        writes.push(this.backend.write(batch).catch((err: unknown) => this.#failed(err, batch.length)));
       }
       await Promise.all(writes);
       return;
@@ -140,8 +150,14 @@ export class BatchingBackend {
     try {
       await this.backend.write(batch);
     } catch (err) {
-      this.report(err, `audit backend ${this.backend.name}: ${batch.length} events lost`);
+      this.#failed(err, batch.length);
     }
+  }
+
+  #failed(err: unknown, events: number): void {
+    const n = lostCount(err, events);
+    this.lost(this.backend.name, n);
+    this.report(err, `audit backend ${this.backend.name}: ${n} events lost`);
   }
 
   async close(): Promise<void> {
@@ -157,6 +173,8 @@ export interface ModedBackend {
   readonly backend: AuditBackend;
   readonly mode: AuditMode;
   readonly batch: BatchOptions;
+  /** The truncate plugin's limits, when enabled for this backend. */
+  readonly truncate?: TruncateOptions | undefined;
 }
 
 /** The sink of the thread that owns the backends. */
@@ -164,14 +182,24 @@ export class LocalAuditSink implements AuditSink {
   readonly blocking: boolean;
   readonly #batched: BatchingBackend[] = [];
   readonly #direct: { backend: AuditBackend; strict: boolean }[] = [];
+  /** Where lost events are counted; set once the server's metrics exist. */
+  metrics: AuditMetrics | undefined;
 
   constructor(
     backends: readonly ModedBackend[],
     readonly report: Report,
   ) {
+    const lost: Lost = (plugin, events) => this.metrics?.error(plugin, events);
     for (const b of backends) {
-      if (b.mode === 'batch') this.#batched.push(new BatchingBackend(b.backend, b.batch, report));
-      else this.#direct.push({ backend: b.backend, strict: b.mode === 'blocking-strict' });
+      const backend =
+        b.truncate?.enabled === true
+          ? new TruncatingBackend(b.backend, b.truncate, (plugin, events, err) => {
+              lost(plugin, events);
+              report(err, `audit backend ${b.backend.name}: ${events} events dropped by the truncate plugin`);
+            })
+          : b.backend;
+      if (b.mode === 'batch') this.#batched.push(new BatchingBackend(backend, b.batch, report, lost));
+      else this.#direct.push({ backend, strict: b.mode === 'blocking-strict' });
     }
     this.blocking = this.#direct.length > 0;
   }
@@ -196,6 +224,7 @@ export class LocalAuditSink implements AuditSink {
         try {
           await backend.write(events);
         } catch (err) {
+          this.metrics?.error(backend.name, lostCount(err, events.length));
           this.report(err, `audit backend ${backend.name}: write failed`);
           if (strict) strictFailure ??= err;
         }

@@ -294,7 +294,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       documents: serviceAccounts.documents,
       profiling: opts.profiling ? handleProfiling : undefined,
     });
-    const audit = await auditFilters(opts.audit, inp.auditSink, logger);
+    const audit = await auditFilters(opts.audit, inp.auditSink, logger, metrics.audit);
     const chain = buildHandlerChain({
       audit: audit?.audit,
       auditFailedAuthentication: audit?.failedAuthentication,
