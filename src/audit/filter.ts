@@ -37,7 +37,14 @@ export interface AuditFilterDeps {
   readonly metrics?: AuditMetrics | undefined;
 }
 
-export function withAudit(deps: AuditFilterDeps): Filter {
+/** The audit filter and the means to hand over at once the events it has not yet built. */
+export interface AuditFilter {
+  readonly filter: Filter;
+  /** Builds and hands to the sink every event waiting for the next turn (at shutdown). */
+  flush(): void;
+}
+
+export function withAudit(deps: AuditFilterDeps): AuditFilter {
   const { checker, sink, logger, metrics } = deps;
   // Batch mode: events made and handed over on the next turn, many requests' at once.
   let pending: (() => void)[] = [];
@@ -65,7 +72,7 @@ export function withAudit(deps: AuditFilterDeps): Filter {
     logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written');
   };
 
-  return async (ctx, next) => {
+  const filter: Filter = async (ctx, next) => {
     const info = ctx.info;
     if (info === undefined) throw new Error('audit without request info: handler chain must be wrong');
     const cfg = checker.evaluate({
@@ -139,6 +146,7 @@ export function withAudit(deps: AuditFilterDeps): Filter {
       }
     }
   };
+  return { filter, flush };
 }
 
 /** Keeps the response body's chunks for the RequestResponse event, up to a bound. */

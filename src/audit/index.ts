@@ -58,6 +58,8 @@ export interface AuditFilters {
   readonly audit: Filter;
   /** Just outside authentication: the requests it refused (401). */
   readonly failedAuthentication: Filter;
+  /** Hands the sink every event still waiting to be built (at shutdown, before the sink is closed). */
+  flush(): void;
 }
 
 /** The chain's audit filters, or undefined when auditing is off or the policy audits nothing. */
@@ -66,5 +68,6 @@ export async function auditFilters(a: AuditOptions, sink: AuditSink | undefined,
   const checker = await loadPolicy(a.policyFile!);
   if (checker.auditsNothing) return undefined;
   const deps = { checker, sink, logger, metrics };
-  return { audit: withAudit(deps), failedAuthentication: withFailedAuthenticationAudit(deps) };
+  const audit = withAudit(deps);
+  return { audit: audit.filter, failedAuthentication: withFailedAuthenticationAudit(deps), flush: audit.flush };
 }

@@ -4,6 +4,12 @@
  * events over a MessagePort. In batch mode a thread posts what a turn of its
  * event loop produced as one message; with a blocking backend each event is
  * acknowledged once written (or refused by a blocking-strict backend).
+ *
+ * At shutdown a worker's sink posts what it holds and waits for the owning
+ * thread to acknowledge a last, empty message: messages on one port arrive in
+ * order, so by then every event of the worker is in the owning thread's
+ * backends (or their buffers, which the server flushes after the workers
+ * stopped) and the worker may end.
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { AuditSink, LocalAuditSink } from './sink.ts';
@@ -66,14 +72,33 @@ export class RemoteAuditSink implements AuditSink {
     this.#port.postMessage(msg);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Posts what is buffered, then waits (at most `timeoutMs`) until the
+   * owning thread has taken every event sent so far. Then closes: requests
+   * still waiting for an answer go on.
+   */
+  async close(timeoutMs = CLOSE_TIMEOUT_MS): Promise<void> {
+    if (this.#closed) return;
     this.#flush();
+    const id = this.#nextId++;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        this.#waiting.set(id, { resolve, reject: () => resolve() });
+        this.#port.postMessage({ id, events: [] } satisfies EventsMessage);
+      }),
+      // A timer (not the unref'd port) keeps this thread alive until the answer comes.
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
     this.#closed = true;
-    // Nobody will answer now: requests still waiting go on (their events may be lost).
     for (const w of this.#waiting.values()) w.resolve();
     this.#waiting.clear();
   }
 }
+
+/** How long a stopping worker waits for the owning thread to take its last events. */
+const CLOSE_TIMEOUT_MS = 5000;
 
 /** The owning thread's end of a worker's channel. */
 export function serveRemoteAuditSink(port: MessagePort, sink: LocalAuditSink): void {

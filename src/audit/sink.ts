@@ -212,6 +212,8 @@ export class LocalAuditSink implements AuditSink {
 
   /** Many events at once (from another thread's batch). */
   processMany(events: readonly AuditEvent[]): Promise<void> {
+    // An empty message is a worker's last one (remote-sink.ts): an answer, not a write.
+    if (events.length === 0) return Promise.resolve();
     for (const b of this.#batched) for (const e of events) b.add(e);
     if (this.#direct.length === 0) return Promise.resolve();
     return this.#writeDirect(events);

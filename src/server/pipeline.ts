@@ -295,6 +295,8 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       profiling: opts.profiling ? handleProfiling : undefined,
     });
     const audit = await auditFilters(opts.audit, inp.auditSink, logger, metrics.audit);
+    // First on close: the events of the last requests go to the sink before it is closed.
+    if (audit !== undefined) cleanups.push(() => audit.flush());
     const chain = buildHandlerChain({
       audit: audit?.audit,
       auditFailedAuthentication: audit?.failedAuthentication,

@@ -32,7 +32,7 @@ class RecordingSink implements AuditSink {
 function setup(policy: Policy, blocking = false): { h: ReturnType<typeof createHarness>; sink: RecordingSink } {
   const sink = new RecordingSink(blocking);
   const deps = { checker: new PolicyChecker(policy), sink, logger: createLogger({ level: 'silent' }) };
-  return { h: createHarness({}, { audit: withAudit(deps), auditFailedAuthentication: withFailedAuthenticationAudit(deps) }), sink };
+  return { h: createHarness({}, { audit: withAudit(deps).filter, auditFailedAuthentication: withFailedAuthenticationAudit(deps) }), sink };
 }
 
 async function settle(sink: RecordingSink, n: number): Promise<void> {
