@@ -21,6 +21,8 @@ import { trackedResponse } from '../server/filters/tracked-response.ts';
 import { errors } from '../api/status.ts';
 import { writeStatus } from '../server/filters/write-status.ts';
 import { buildEvent, type AuditRecord } from './event.ts';
+import { entryOf, jsonEntry } from './entry.ts';
+import { eventJson } from './serialize.ts';
 import type { PolicyChecker } from './policy.ts';
 import type { AuditSink } from './sink.ts';
 import { tapRequestBody } from './tapped-request.ts';
@@ -47,22 +49,22 @@ export interface AuditFilter {
 export function withAudit(deps: AuditFilterDeps): AuditFilter {
   const { checker, sink, logger, metrics } = deps;
   // Batch mode: events made and handed over on the next turn, many requests' at once.
-  let pending: (() => void)[] = [];
+  let pending: { rec: AuditRecord; stage: Stage; at: number }[] = [];
   let scheduled = false;
   const flush = (): void => {
     scheduled = false;
     const jobs = pending;
     pending = [];
-    for (const job of jobs) {
+    for (const { rec, stage, at } of jobs) {
       try {
-        job();
+        sink.process(jsonEntry(eventJson(rec, stage, at))).catch(failed);
       } catch (err) {
         logger.error({ err }, 'audit event could not be built');
       }
     }
   };
-  const later = (job: () => void): void => {
-    pending.push(job);
+  const later = (rec: AuditRecord, stage: Stage, at: number): void => {
+    pending.push({ rec, stage, at });
     if (!scheduled) {
       scheduled = true;
       setImmediate(flush);
@@ -110,10 +112,10 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
       metrics?.event();
       const now = Date.now();
       if (!sink.blocking) {
-        later(() => void sink.process(buildEvent(rec, stage, now)).catch(failed));
+        later(rec, stage, now);
         return undefined;
       }
-      return sink.process(buildEvent(rec, stage, now));
+      return sink.process(jsonEntry(eventJson(rec, stage, now)));
     };
 
     const received = emit('RequestReceived');
@@ -142,7 +144,9 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
         await started;
         await complete()?.catch(failed);
       } else {
-        res.onFinished(() => void (started ?? Promise.resolve()).then(() => complete()?.catch(failed)));
+        const completeLogged = (): void => void complete()?.catch(failed);
+        // No promise per request unless a ResponseStarted write is still under way (blocking sinks).
+        res.onFinished(() => (started === undefined ? completeLogged() : void started.then(completeLogged)));
       }
     }
   };
@@ -188,7 +192,7 @@ export function withFailedAuthenticationAudit(deps: AuditFilterDeps): Filter {
     ev.level = cfg.level;
     ev.responseStatus = { metadata: {}, code: 401, status: 'Failure', message: 'Authentication failed' };
     try {
-      await sink.process(ev);
+      await sink.process(entryOf(ev));
     } catch (err) {
       logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written');
     }

@@ -17,6 +17,7 @@ import { chmod, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import type { AuditEntry } from './entry.ts';
 import type { AuditBackend } from './sink.ts';
 import type { AuditEvent } from './types.ts';
 
@@ -72,9 +73,11 @@ export function legacyLine(ev: AuditEvent): string {
   );
 }
 
-export function formatEvents(events: readonly AuditEvent[], format: LogFormat): string {
+export function formatEvents(events: readonly AuditEntry[], format: LogFormat): string {
   let out = '';
-  for (const ev of events) out += (format === 'json' ? JSON.stringify(ev) : legacyLine(ev)) + '\n';
+  // JSON: the entries' own text, made once where the event was (no object is encoded here).
+  if (format === 'json') for (const e of events) out += `${e.json}\n`;
+  else for (const e of events) out += `${legacyLine(e.event())}\n`;
   return out;
 }
 
@@ -125,7 +128,7 @@ export class LogBackend implements AuditBackend {
    * joined into the next (a group commit): blocking mode makes every request
    * wait for its line, and one file write per request would be the bottleneck.
    */
-  write(events: readonly AuditEvent[]): Promise<void> {
+  write(events: readonly AuditEntry[]): Promise<void> {
     const text = formatEvents(events, this.#opts.format);
     return new Promise<void>((resolve, reject) => {
       this.#pending.push(text);
@@ -159,11 +162,12 @@ export class LogBackend implements AuditBackend {
       await new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
       return;
     }
-    const buf = Buffer.from(text, 'utf8');
+    // The string goes to the file as it is (encoded once, there); its byte length decides rotation.
+    const bytes = Buffer.byteLength(text, 'utf8');
     if (this.#fh === undefined) await this.#openFile();
-    if (this.#size > 0 && this.#size + buf.length > this.#maxBytes) await this.#rotate();
-    await this.#fh!.write(buf);
-    this.#size += buf.length;
+    if (this.#size > 0 && this.#size + bytes > this.#maxBytes) await this.#rotate();
+    await this.#fh!.write(text, null, 'utf8');
+    this.#size += bytes;
   }
 
   async #rotate(): Promise<void> {

@@ -12,11 +12,12 @@
  * stopped) and the worker may end.
  */
 import type { MessagePort } from 'node:worker_threads';
+import { jsonEntry, type AuditEntry } from './entry.ts';
 import type { AuditSink, LocalAuditSink } from './sink.ts';
-import type { AuditEvent } from './types.ts';
 
+/** Events cross as their JSON: a string is copied, an object graph would be walked and rebuilt. */
 interface EventsMessage {
-  readonly events: AuditEvent[];
+  readonly events: string[];
   /** Set when the sender waits for an answer (blocking modes). */
   readonly id?: number;
 }
@@ -31,7 +32,7 @@ export class RemoteAuditSink implements AuditSink {
   readonly #port: MessagePort;
   readonly #waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   #nextId = 1;
-  #batch: AuditEvent[] = [];
+  #batch: string[] = [];
   #closed = false;
 
   constructor(
@@ -49,17 +50,17 @@ export class RemoteAuditSink implements AuditSink {
     port.unref();
   }
 
-  process(event: AuditEvent): Promise<void> {
+  process(event: AuditEntry): Promise<void> {
     if (this.#closed) return Promise.resolve();
     if (!this.blocking) {
       if (this.#batch.length === 0) setImmediate(() => this.#flush());
-      this.#batch.push(event);
+      this.#batch.push(event.json);
       return Promise.resolve();
     }
     const id = this.#nextId++;
     return new Promise<void>((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
-      const msg: EventsMessage = { id, events: [event] };
+      const msg: EventsMessage = { id, events: [event.json] };
       this.#port.postMessage(msg);
     });
   }
@@ -104,7 +105,7 @@ const CLOSE_TIMEOUT_MS = 5000;
 export function serveRemoteAuditSink(port: MessagePort, sink: LocalAuditSink): void {
   port.on('message', (m: EventsMessage) => {
     if (!Array.isArray(m?.events)) return;
-    const done = sink.processMany(m.events);
+    const done = sink.processMany(m.events.map(jsonEntry));
     const id = m.id;
     if (id === undefined) {
       void done.catch(() => undefined); // batch mode: failures were reported by the sink

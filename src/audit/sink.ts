@@ -12,7 +12,8 @@
  *   request (the filter answers 500).
  */
 import { AuditWriteError, TruncatingBackend, type TruncateOptions } from './truncate-backend.ts';
-import type { AuditEvent, AuditMetrics } from './types.ts';
+import type { AuditEntry } from './entry.ts';
+import type { AuditMetrics } from './types.ts';
 
 export type AuditMode = 'batch' | 'blocking' | 'blocking-strict';
 export const AUDIT_MODES: readonly AuditMode[] = ['batch', 'blocking', 'blocking-strict'];
@@ -27,7 +28,7 @@ export interface AuditBackend {
    */
   readonly pipelined?: boolean;
   /** Writes events in order; rejects when they could not be written. */
-  write(events: readonly AuditEvent[]): Promise<void>;
+  write(events: readonly AuditEntry[]): Promise<void>;
   /** Flushes what is buffered and releases the file or connection. */
   close(): Promise<void>;
 }
@@ -50,7 +51,7 @@ export interface AuditSink {
    * when a blocking-strict backend failed (the caller decides what that means
    * for the request).
    */
-  process(event: AuditEvent): Promise<void>;
+  process(event: AuditEntry): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -65,7 +66,7 @@ function lostCount(err: unknown, events: number): number {
 
 /** The batch mode: a bounded queue drained by one loop. */
 export class BatchingBackend {
-  readonly #queue: AuditEvent[] = [];
+  readonly #queue: AuditEntry[] = [];
   #timer: NodeJS.Timeout | undefined;
   #sending: Promise<void> | undefined;
   #tokens: number;
@@ -82,7 +83,7 @@ export class BatchingBackend {
     this.#tokens = opts.throttleBurst;
   }
 
-  add(event: AuditEvent): void {
+  add(event: AuditEntry): void {
     if (this.#closed) return;
     if (this.#queue.length >= this.opts.bufferSize) {
       // The original drops too (and counts apiserver_audit_error_total): a stuck backend must not hold requests.
@@ -204,14 +205,14 @@ export class LocalAuditSink implements AuditSink {
     this.blocking = this.#direct.length > 0;
   }
 
-  process(event: AuditEvent): Promise<void> {
+  process(event: AuditEntry): Promise<void> {
     for (const b of this.#batched) b.add(event);
     if (this.#direct.length === 0) return Promise.resolve();
     return this.#writeDirect([event]);
   }
 
   /** Many events at once (from another thread's batch). */
-  processMany(events: readonly AuditEvent[]): Promise<void> {
+  processMany(events: readonly AuditEntry[]): Promise<void> {
     // An empty message is a worker's last one (remote-sink.ts): an answer, not a write.
     if (events.length === 0) return Promise.resolve();
     for (const b of this.#batched) for (const e of events) b.add(e);
@@ -219,7 +220,7 @@ export class LocalAuditSink implements AuditSink {
     return this.#writeDirect(events);
   }
 
-  async #writeDirect(events: readonly AuditEvent[]): Promise<void> {
+  async #writeDirect(events: readonly AuditEntry[]): Promise<void> {
     let strictFailure: unknown;
     await Promise.all(
       this.#direct.map(async ({ backend, strict }) => {

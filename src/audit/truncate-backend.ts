@@ -14,6 +14,7 @@
  * thread, off every request's path).
  */
 import { names } from '../naming/index.ts';
+import { entryOf, type AuditEntry } from './entry.ts';
 import type { AuditBackend } from './sink.ts';
 import { levelAtLeast, type AuditEvent } from './types.ts';
 
@@ -44,8 +45,8 @@ export class AuditWriteError extends Error {
 /** Events lost by a plugin (counted as apiserver_audit_error_total{plugin}). */
 export type LostEvents = (plugin: string, events: number, err: Error) => void;
 
-function eventSize(ev: AuditEvent): number {
-  return Buffer.byteLength(JSON.stringify(ev), 'utf8');
+function eventSize(e: AuditEntry): number {
+  return Buffer.byteLength(e.json, 'utf8');
 }
 
 /** The event without its objects, marked as truncated (a shallow copy: other backends keep the original). */
@@ -68,17 +69,17 @@ export class TruncatingBackend implements AuditBackend {
   }
 
   /** The events as the inner backend gets them: truncated or dropped, and split into batches. */
-  split(events: readonly AuditEvent[]): { batches: AuditEvent[][]; dropped: number } {
+  split(events: readonly AuditEntry[]): { batches: AuditEntry[][]; dropped: number } {
     const { maxEventSize, maxBatchSize } = this.opts;
-    const batches: AuditEvent[][] = [];
-    let batch: AuditEvent[] = [];
+    const batches: AuditEntry[][] = [];
+    let batch: AuditEntry[] = [];
     let batchSize = 0;
     let dropped = 0;
     for (let ev of events) {
       let size = eventSize(ev);
       // Only events that carry objects have something to strip.
-      if (size > maxEventSize && levelAtLeast(ev.level, 'Request')) {
-        ev = truncated(ev);
+      if (size > maxEventSize && levelAtLeast(ev.event().level, 'Request')) {
+        ev = entryOf(truncated(ev.event()));
         size = eventSize(ev);
       }
       if (size > maxEventSize) {
@@ -97,7 +98,7 @@ export class TruncatingBackend implements AuditBackend {
     return { batches, dropped };
   }
 
-  async write(events: readonly AuditEvent[]): Promise<void> {
+  async write(events: readonly AuditEntry[]): Promise<void> {
     const { batches, dropped } = this.split(events);
     if (dropped > 0) this.lost('truncate', dropped, new Error(`${dropped} audit events too large even after truncating (over ${this.opts.maxEventSize} bytes)`));
     let failed = 0;

@@ -12,6 +12,7 @@ import { createHarness } from '../server/harness.ts';
 import { withAudit, withFailedAuthenticationAudit } from '../../src/audit/filter.ts';
 import { PolicyChecker } from '../../src/audit/policy.ts';
 import type { AuditSink } from '../../src/audit/sink.ts';
+import type { AuditEntry } from '../../src/audit/entry.ts';
 import { DECISION_ANNOTATION, REASON_ANNOTATION, type AuditEvent, type Policy } from '../../src/audit/types.ts';
 import { createLogger } from '../../src/server/logging.ts';
 
@@ -19,12 +20,13 @@ class RecordingSink implements AuditSink {
   events: AuditEvent[] = [];
   failNext = 0;
   constructor(readonly blocking: boolean) {}
-  async process(event: AuditEvent): Promise<void> {
+  async process(entry: AuditEntry): Promise<void> {
     if (this.failNext > 0) {
       this.failNext--;
       throw new Error('backend down');
     }
-    this.events.push(event);
+    // What the backends would write, read back.
+    this.events.push(JSON.parse(entry.json) as AuditEvent);
   }
   async close(): Promise<void> {}
 }

@@ -18,6 +18,7 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { UWS_DISABLED } from '../support/uws-toggle.ts';
 import { MessageChannel } from 'node:worker_threads';
 import { AUDIT_API_VERSION, type AuditEvent } from '../../src/audit/types.ts';
+import { entryOf, type AuditEntry } from '../../src/audit/entry.ts';
 import { RemoteAuditSink, serveRemoteAuditSink, type LocalAuditSink } from '../../src/audit/index.ts';
 
 const GETS = 40;
@@ -73,16 +74,16 @@ async function readLog(log: string): Promise<AuditEvent[]> {
 
 it('a worker\'s sink closes only once the owning thread has taken its events', async () => {
   const got: AuditEvent[] = [];
-  const owner = { processMany: (events: readonly AuditEvent[]) => (got.push(...events), Promise.resolve()) } as unknown as LocalAuditSink;
+  const owner = { processMany: (events: readonly AuditEntry[]) => (got.push(...events.map((e) => e.event())), Promise.resolve()) } as unknown as LocalAuditSink;
   const ch = new MessageChannel();
   serveRemoteAuditSink(ch.port1, owner);
   const remote = new RemoteAuditSink(ch.port2, false);
   const ev = (i: number): AuditEvent => ({ kind: 'Event', apiVersion: AUDIT_API_VERSION, level: 'Metadata', auditID: `a${i}`, stage: 'ResponseComplete', requestURI: '/', verb: 'get', user: { username: 'u' }, sourceIPs: [], requestReceivedTimestamp: '', stageTimestamp: '' });
-  for (let i = 0; i < 5; i++) void remote.process(ev(i));
+  for (let i = 0; i < 5; i++) void remote.process(entryOf(ev(i)));
   await remote.close();
   assert.deepEqual(got.map((e) => e.auditID), ['a0', 'a1', 'a2', 'a3', 'a4']);
   // After the close, events are refused quietly (the thread is ending).
-  await remote.process(ev(9));
+  await remote.process(entryOf(ev(9)));
   ch.port1.close();
 });
 
