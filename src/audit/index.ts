@@ -18,6 +18,9 @@ export { RemoteAuditSink, serveRemoteAuditSink } from './remote-sink.ts';
 export { LocalAuditSink, type AuditSink } from './sink.ts';
 export { auditEnabled } from './config.ts';
 
+/** Batch mode: the log's lines gather this long before a write (nobody waits for them). */
+const LOG_BATCH_COALESCE_MS = 5;
+
 /** Whether requests wait for their events (a blocking backend is configured). */
 export function auditBlocking(a: AuditOptions): boolean {
   return (a.log.path !== undefined && a.log.mode !== 'batch') || (a.webhook.configFile !== undefined && a.webhook.mode !== 'batch');
@@ -30,7 +33,7 @@ export async function openAuditSink(a: AuditOptions, logger: Logger): Promise<Lo
   try {
     if (a.log.path !== undefined) {
       backends.push({
-        backend: await LogBackend.open({ path: a.log.path, format: a.log.format, maxSizeMB: a.log.maxSizeMB, maxBackups: a.log.maxBackups, maxAgeDays: a.log.maxAgeDays, compress: a.log.compress, onError: (err) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit log backups') }),
+        backend: await LogBackend.open({ path: a.log.path, format: a.log.format, maxSizeMB: a.log.maxSizeMB, maxBackups: a.log.maxBackups, maxAgeDays: a.log.maxAgeDays, compress: a.log.compress, coalesceMs: a.log.mode === 'batch' ? LOG_BATCH_COALESCE_MS : 0, onError: (err) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit log backups') }),
         mode: a.log.mode,
         batch: a.log.batch,
         truncate: a.log.truncate,

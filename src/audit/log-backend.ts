@@ -37,6 +37,13 @@ export interface LogBackendOptions {
   compress?: boolean;
   /** Told when the backups' clean-up or compression after a rotation failed (writing goes on). */
   onError?: (err: unknown) => void;
+  /**
+   * Milliseconds lines gather before a write (batch mode: nobody waits for
+   * them, and each write costs the serving thread about 15 µs whatever its
+   * size); 0 or absent: the lines of one turn of the event loop go together
+   * (blocking modes: requests wait for their lines).
+   */
+  coalesceMs?: number;
 }
 
 /** Go's %q for the strings of a legacy line. */
@@ -98,6 +105,10 @@ export class LogBackend implements AuditBackend {
   #pending: string[] = [];
   #waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   #writing = false;
+  /** A write is scheduled (a timer or the next turn). */
+  #scheduled = false;
+  #timer: NodeJS.Timeout | undefined;
+  #closing = false;
   #idle: (() => void)[] = [];
   #lastRotation = 0;
   /** The backups' clean-up and compression after the last rotation (one at a time, awaited by close). */
@@ -124,22 +135,42 @@ export class LogBackend implements AuditBackend {
   }
 
   /**
-   * Appends the events' lines. Writes arriving while one is under way are
-   * joined into the next (a group commit): blocking mode makes every request
-   * wait for its line, and one file write per request would be the bottleneck.
+   * Appends the events' lines. Lines arriving before the write (within
+   * `coalesceMs`, or the same turn) or while one is under way are joined into
+   * one write (a group commit): blocking mode makes every request wait for
+   * its line, and one file write per request would be the bottleneck.
    */
   write(events: readonly AuditEntry[]): Promise<void> {
     const text = formatEvents(events, this.#opts.format);
     return new Promise<void>((resolve, reject) => {
       this.#pending.push(text);
       this.#waiters.push({ resolve, reject });
-      if (!this.#writing) void this.#drain();
+      this.#kick();
     });
   }
 
+  #kick(): void {
+    if (this.#writing || this.#scheduled) return;
+    this.#scheduled = true;
+    const ms = this.#closing ? 0 : (this.#opts.coalesceMs ?? 0);
+    const go = (): void => {
+      this.#scheduled = false;
+      this.#timer = undefined;
+      void this.#drain();
+    };
+    if (ms > 0) {
+      this.#timer = setTimeout(go, ms);
+      this.#timer.unref();
+    } else {
+      setImmediate(go);
+    }
+  }
+
   async #drain(): Promise<void> {
+    if (this.#writing) return;
     this.#writing = true;
-    while (this.#pending.length > 0) {
+    // One write of everything gathered; what arrives meanwhile is scheduled anew.
+    if (this.#pending.length > 0) {
       const text = this.#pending.join('');
       const waiters = this.#waiters;
       this.#pending = [];
@@ -152,6 +183,7 @@ export class LogBackend implements AuditBackend {
       }
     }
     this.#writing = false;
+    if (this.#pending.length > 0) this.#kick();
     const idle = this.#idle;
     this.#idle = [];
     for (const r of idle) r();
@@ -242,7 +274,17 @@ export class LogBackend implements AuditBackend {
   }
 
   async close(): Promise<void> {
-    if (this.#writing) await new Promise<void>((r) => this.#idle.push(r));
+    // What is still gathering goes now.
+    this.#closing = true;
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#scheduled = false;
+    }
+    while (this.#writing || this.#pending.length > 0) {
+      if (this.#writing) await new Promise<void>((r) => this.#idle.push(r));
+      else await this.#drain();
+    }
     await this.#mill;
     await this.#fh?.close();
     this.#fh = undefined;

@@ -138,12 +138,9 @@ export class BatchingBackend {
   async #send(): Promise<void> {
     await this.#throttle();
     if (this.backend.pipelined === true && !this.opts.throttleEnable) {
-      const writes: Promise<void>[] = [];
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, this.opts.maxSize);
-        writes.push(this.backend.write(batch).catch((err: unknown) => this.#failed(err, batch.length)));
-      }
-      await Promise.all(writes);
+      // Every full batch queued at once, in one call: the backend would join them anyway.
+      const events = this.#queue.splice(0, this.#queue.length);
+      await this.backend.write(events).catch((err: unknown) => this.#failed(err, events.length));
       return;
     }
     const batch = this.#queue.splice(0, this.opts.maxSize);
