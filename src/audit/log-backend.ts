@@ -194,12 +194,13 @@ export class LogBackend implements AuditBackend {
       await new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
       return;
     }
-    // The string goes to the file as it is (encoded once, there); its byte length decides rotation.
-    const bytes = Buffer.byteLength(text, 'utf8');
+    // The string goes to the file as it is (encoded once, there). Counting its UTF-8 bytes first would cost
+    // as much again: rotation decides on its length (the bytes of ASCII text, which events nearly always
+    // are) and the size counts the bytes written.
     if (this.#fh === undefined) await this.#openFile();
-    if (this.#size > 0 && this.#size + bytes > this.#maxBytes) await this.#rotate();
-    await this.#fh!.write(text, null, 'utf8');
-    this.#size += bytes;
+    if (this.#size > 0 && this.#size + text.length > this.#maxBytes) await this.#rotate();
+    const { bytesWritten } = await this.#fh!.write(text, null, 'utf8');
+    this.#size += bytesWritten;
   }
 
   async #rotate(): Promise<void> {

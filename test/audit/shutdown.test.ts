@@ -127,6 +127,8 @@ describe('audit: the serving threads\' last events at shutdown', { skip: UWS_DIS
         const stages = (id: string): string[] => events.filter((e) => e.auditID === id).map((e) => e.stage);
         for (const id of gets) assert.deepEqual(stages(id), ['RequestReceived', 'ResponseComplete'], `GET ${id}`);
         for (const w of watches) assert.deepEqual(stages(w.auditID), ['RequestReceived', 'ResponseStarted', 'ResponseComplete'], `watch ${w.auditID}`);
+        // The uWS listener's peer address, as both threads read it.
+        for (const e of events) assert.deepEqual(e.sourceIPs, ['127.0.0.1'], e.auditID);
       } finally {
         await t.stop().catch(() => undefined);
         await fs.rm(dir, { recursive: true, force: true });
