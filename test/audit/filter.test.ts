@@ -121,5 +121,6 @@ test('a request authentication refuses (401): one ResponseStarted event without 
   assert.equal(ev.level, 'Request');
   assert.equal(ev.user.username, '');
   assert.equal(ev.responseStatus?.code, 401);
+  assert.deepEqual(ev.sourceIPs, ['127.0.0.1'], 'the peer, read while the 401 went out');
   assert.doesNotMatch(JSON.stringify(ev), /not-a-token/, 'the rejected credential is not in the event');
 });
