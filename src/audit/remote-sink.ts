@@ -98,8 +98,8 @@ export class RemoteAuditSink implements AuditSink {
   }
 }
 
-/** How long a stopping worker waits for the owning thread to take its last events. */
-const CLOSE_TIMEOUT_MS = 5000;
+/** How long a stopping worker waits for the owning thread to take its last events (within the 5 s the main thread gives a stop). */
+const CLOSE_TIMEOUT_MS = 2000;
 
 /** The owning thread's end of a worker's channel. */
 export function serveRemoteAuditSink(port: MessagePort, sink: LocalAuditSink): void {
