@@ -28,6 +28,9 @@ import type { AuditSink } from './sink.ts';
 import { tapRequestBody } from './tapped-request.ts';
 import { levelAtLeast, type AuditMetrics, type Stage } from './types.ts';
 
+/** How long a stopping thread waits for its audited requests to end before it hands over their events. */
+const FLUSH_WAIT_MS = 1500;
+
 /** Responses kept for RequestResponse events up to this size (the original's truncate limit per batch). */
 const MAX_CAPTURED_RESPONSE_BYTES = 10 * 1024 * 1024;
 
@@ -42,8 +45,12 @@ export interface AuditFilterDeps {
 /** The audit filter and the means to hand over at once the events it has not yet built. */
 export interface AuditFilter {
   readonly filter: Filter;
-  /** Builds and hands to the sink every event waiting for the next turn (at shutdown). */
-  flush(): void;
+  /**
+   * At shutdown: waits (at most `timeoutMs`) until every audited request
+   * has ended (a watch cut by its listener's close ends a few turns later),
+   * then builds and hands to the sink every event waiting for the next turn.
+   */
+  flush(timeoutMs?: number): Promise<void>;
 }
 
 export function withAudit(deps: AuditFilterDeps): AuditFilter {
@@ -69,6 +76,23 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
       scheduled = true;
       setImmediate(flush);
     }
+  };
+  /** Audited requests whose last event is not yet emitted, and who waits for there to be none. */
+  let open = 0;
+  let idle: (() => void)[] = [];
+  const ended = (): void => {
+    if (--open > 0 || idle.length === 0) return;
+    const waiters = idle;
+    idle = [];
+    for (const w of waiters) w();
+  };
+  const flushAll = async (timeoutMs = FLUSH_WAIT_MS): Promise<void> => {
+    if (open > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise<void>((r) => idle.push(r)), new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+      clearTimeout(timer);
+    }
+    flush();
   };
   const failed = (err: unknown): void => {
     logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written');
@@ -105,6 +129,7 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
     };
     // The original answers every request with its audit ID; here the audited ones, which the event names.
     trackedResponse(ctx).extraHeaders = { 'audit-id': ctx.auditID };
+    open++;
     const omit = cfg.omitStages;
     /** Sends a stage's event; with a blocking sink, the promise of its write. */
     const emit = (stage: Stage): Promise<void> | undefined => {
@@ -126,6 +151,7 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
         // blocking-strict: a request whose arrival cannot be recorded is not served (the original answers 500).
         metrics?.rejected();
         writeStatus(ctx.res, errors.internal('failed to store audit event'));
+        ended();
         return;
       }
     }
@@ -143,14 +169,18 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
       if (sink.blocking && res.finished) {
         await started;
         await complete()?.catch(failed);
+        ended();
       } else {
-        const completeLogged = (): void => void complete()?.catch(failed);
+        const completeLogged = (): void => {
+          void complete()?.catch(failed);
+          ended();
+        };
         // No promise per request unless a ResponseStarted write is still under way (blocking sinks).
         res.onFinished(() => (started === undefined ? completeLogged() : void started.then(completeLogged)));
       }
     }
   };
-  return { filter, flush };
+  return { filter, flush: flushAll };
 }
 
 /** Keeps the response body's chunks for the RequestResponse event, up to a bound. */

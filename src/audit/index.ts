@@ -61,8 +61,8 @@ export interface AuditFilters {
   readonly audit: Filter;
   /** Just outside authentication: the requests it refused (401). */
   readonly failedAuthentication: Filter;
-  /** Hands the sink every event still waiting to be built (at shutdown, before the sink is closed). */
-  flush(): void;
+  /** Waits (bounded) for the audited requests to end, then hands the sink every event still waiting to be built (at shutdown, before the sink is closed). */
+  flush(): Promise<void>;
 }
 
 /** The chain's audit filters, or undefined when auditing is off or the policy audits nothing. */
