@@ -92,7 +92,9 @@ export type ShardRequest =
    * its definition is established): its cache loads, and the reply comes once
    * it is ready. Idempotent; a changed spec (scope) replaces the cache.
    */
-  | { op: 'ensure'; id: number; spec: ResourceSpec };
+  | { op: 'ensure'; id: number; spec: ResourceSpec }
+  /** A CPU profile (`seconds` long) or heap snapshot of the shard thread (`/debug/pprof/...?shard=N`). */
+  | { op: 'profile'; id: number; kind: 'cpu' | 'heap'; seconds: number };
 
 /** An object as returned to the main thread. */
 export interface ObjectBytes {
@@ -127,7 +129,12 @@ export interface ShardStats {
   listCache?: { hits: number; misses: number; entries: number; bytes: number } | undefined;
 }
 
-export type ReplyValue = ObjectBytes | { object: ObjectBytes | null; revision: Revision } | ListReply | ShardStats | { ensured: string };
+/** The profile's bytes (V8's JSON), or null when the thread is already taking one. */
+export interface ProfileReply {
+  profile: Uint8Array | null;
+}
+
+export type ReplyValue = ObjectBytes | { object: ObjectBytes | null; revision: Revision } | ListReply | ShardStats | { ensured: string } | ProfileReply;
 
 export type ShardError = WireStorageError | { code: 'Internal' | 'BadRequest' | 'NotServed'; message: string };
 

@@ -7,7 +7,7 @@
  */
 import type { Revision } from '../src/storage/interface.ts';
 import type { ShardCall, WatchRequestBody, WatchSink } from './shard-client.ts';
-import type { Filter, ListEncoding, ListReply, ObjectBytes, ReadMode, ReplyValue, ResourceSpec, ShardStats } from './protocol.ts';
+import type { Filter, ListEncoding, ListReply, ObjectBytes, ProfileReply, ReadMode, ReplyValue, ResourceSpec, ShardStats } from './protocol.ts';
 
 export interface ListPage {
   startKey?: string | undefined;
@@ -24,6 +24,8 @@ export interface ShardAccess {
   delete(resource: string, key: string, expectedRevision?: Revision): Promise<ObjectBytes>;
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void };
   stats(): Promise<ShardStats[]>;
+  /** A CPU profile or heap snapshot of shard thread `index`; null when it is already taking one. */
+  profile(index: number, kind: 'cpu' | 'heap', seconds: number): Promise<Uint8Array | null>;
   /** Told the duration of every storage call (for apiserver_storage_request_duration_seconds). */
   observe: ((operation: string, resource: string, seconds: number) => void) | undefined;
   /** How many shards there are. */
@@ -116,6 +118,12 @@ export abstract class RoutedCalls implements ShardAccess {
 
   ensureResource(spec: ResourceSpec): Promise<void> {
     return this.endpointOf(spec.groupResource).ensure(spec);
+  }
+
+  async profile(index: number, kind: 'cpu' | 'heap', seconds: number): Promise<Uint8Array | null> {
+    const endpoint = this.endpoints()[index];
+    if (endpoint === undefined) throw new RangeError(`no shard ${index}`);
+    return (await endpoint.call<ProfileReply>({ op: 'profile', kind, seconds })).profile;
   }
 
   async stats(): Promise<ShardStats[]> {

@@ -28,6 +28,7 @@ import { CachedResource } from './cached-resource.ts';
 import { ExpirySweeper } from './expiry-sweeper.ts';
 import { BatchedPort, concatOwned, type PortLike } from './batched-port.ts';
 import { DEFAULT_LIST_RESULT_CACHE, itemBuffer, ListResultCache, type ListResultCacheOptions } from './list-result-cache.ts';
+import { takeProfile } from '../src/server/thread-profile.ts';
 import type {
   ListEncoding,
   ListReply,
@@ -317,6 +318,14 @@ export class ShardRuntime {
     }
     const id = req.id;
     const client = this.#clients[slot]!;
+    if (req.op === 'profile') {
+      // Not a storage request: outside the pending count, and its (large) bytes move to the caller.
+      takeProfile(req.kind, req.seconds).then(
+        (profile) => client.send({ t: 'ok', id, value: { profile } }, profile === null ? [] : [profile.buffer as ArrayBuffer]),
+        (err: unknown) => client.send({ t: 'err', id, error: toShardError(err) }),
+      );
+      return;
+    }
     if (req.op === 'ensure') {
       const groupResource = req.spec.groupResource;
       this.#ensure(req.spec).then(
@@ -340,7 +349,7 @@ export class ShardRuntime {
     );
   }
 
-  async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'ensure' }>): Promise<ReplyValue> {
+  async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'ensure' | 'profile' }>): Promise<ReplyValue> {
     switch (req.op) {
       case 'stats':
         return this.#stats();

@@ -107,6 +107,10 @@ async function main(): Promise<void> {
   router = shards;
   cleanups.push(() => shards.close());
   await checkStop();
+  // Closed after the pipeline (pushed before it): the pipeline's close hands over the last events, the
+  // sink's waits until the main thread has them all, so none is lost when this thread ends.
+  const auditSink = data.auditPort === null ? undefined : new RemoteAuditSink(data.auditPort, auditBlocking(opts.audit));
+  if (auditSink !== undefined) cleanups.push(() => auditSink.close());
   const pipeline = await buildPipeline({
     opts,
     logger,
@@ -123,7 +127,7 @@ async function main(): Promise<void> {
     reportsInflight: false,
     defaultMetrics: false,
     processMetrics: () => control.request<string>('processMetrics'),
-    auditSink: data.auditPort === null ? undefined : new RemoteAuditSink(data.auditPort, auditBlocking(opts.audit)),
+    auditSink,
   });
   cleanups.push(() => pipeline.close());
   await checkStop();

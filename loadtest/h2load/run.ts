@@ -23,6 +23,10 @@
  * Authorization's cost (opt-in): `--authz` runs loadtest/h2load/authz.ts instead:
  * gets/s under Node,RBAC vs AlwaysAllow for a user outside system:masters,
  * interleaved rounds; written to loadtest/results/authz.md.
+ *
+ * Audit's cost (opt-in): `--audit` runs loadtest/h2load/audit.ts instead:
+ * gets/s with audit off vs Metadata for every request (log backend, batch
+ * and blocking modes), interleaved rounds; written to loadtest/results/audit.md.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -37,6 +41,7 @@ import { H1Client } from '../api/client.ts';
 import { runH2load, type H2loadResult, type H2loadRun } from './h2load.ts';
 import { runSideBySide } from '../original/side-by-side.ts';
 import { runAuthzBench } from './authz.ts';
+import { runAuditBench } from './audit.ts';
 
 const SECONDS = envNumber('BENCH_H2LOAD_SECONDS', 8);
 const RUNS = envNumber('BENCH_H2LOAD_RUNS', 3);
@@ -124,6 +129,7 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
     return 0;
   }
   if (argv.includes('--authz')) return runAuthzBench(argv);
+  if (argv.includes('--audit')) return runAuditBench(argv);
   const original = argValue('original', argv) ?? process.env['BENCH_ORIGINAL_APISERVER'];
   if (original !== undefined && original !== '') return runSideBySide(original, argv, argValue('out', argv));
   const only = argValue('only', argv);

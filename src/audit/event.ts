@@ -20,6 +20,8 @@ export interface AuditRecord {
   /** Response body chunks, at RequestResponse level for requests that are not long-running. */
   responseChunks: (Uint8Array | string)[] | undefined;
   responseBytes: number;
+  /** The JSON both stages share (serialize.ts), made at the first, and whom it was made for (impersonation may come later). */
+  shared?: { json: string; impersonator: UserInfo | undefined } | undefined;
 }
 
 /** RFC 3339 with microseconds, as the original's MicroTime prints. */
@@ -36,7 +38,7 @@ export function microTime(ms: number): string {
   return `${prefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}000Z`;
 }
 
-function auditUser(u: UserInfo | undefined): AuditUser {
+export function auditUser(u: UserInfo | undefined): AuditUser {
   if (u === undefined) return { username: '' };
   const out: AuditUser = { username: u.name };
   if (u.uid !== undefined && u.uid !== '') out.uid = u.uid;
@@ -46,7 +48,7 @@ function auditUser(u: UserInfo | undefined): AuditUser {
 }
 
 /** The original's utilnet.SourceIPs: X-Forwarded-For, then X-Real-Ip, then the peer, without repeats. */
-function sourceIPs(ctx: RequestContext, remote: string): string[] {
+export function sourceIPs(ctx: RequestContext, remote: string): string[] {
   const ips: string[] = [];
   const add = (ip: string): void => {
     const t = ip.trim();
@@ -60,7 +62,7 @@ function sourceIPs(ctx: RequestContext, remote: string): string[] {
   return ips;
 }
 
-function objectRef(ctx: RequestContext): ObjectReference | undefined {
+export function objectRef(ctx: RequestContext): ObjectReference | undefined {
   const info = ctx.info;
   if (info === undefined || !info.isResourceRequest) return undefined;
   const ref: ObjectReference = { resource: info.resource };
@@ -100,7 +102,7 @@ function joined(chunks: (Uint8Array | string)[]): Uint8Array {
   return Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
 }
 
-const PATCH_ANNOTATION_PREFIX = `patch.webhook.admission.${names.apiGroupSuffix}/`;
+export const PATCH_ANNOTATION_PREFIX = `patch.webhook.admission.${names.apiGroupSuffix}/`;
 
 export function buildEvent(rec: AuditRecord, stage: Stage, now: number): AuditEvent {
   const ctx = rec.ctx;

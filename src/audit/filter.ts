@@ -21,10 +21,15 @@ import { trackedResponse } from '../server/filters/tracked-response.ts';
 import { errors } from '../api/status.ts';
 import { writeStatus } from '../server/filters/write-status.ts';
 import { buildEvent, type AuditRecord } from './event.ts';
+import { entryOf, jsonEntry } from './entry.ts';
+import { eventJson } from './serialize.ts';
 import type { PolicyChecker } from './policy.ts';
 import type { AuditSink } from './sink.ts';
 import { tapRequestBody } from './tapped-request.ts';
-import { levelAtLeast, type Stage } from './types.ts';
+import { levelAtLeast, type AuditMetrics, type Stage } from './types.ts';
+
+/** How long a stopping thread waits for its audited requests to end before it hands over their events. */
+const FLUSH_WAIT_MS = 1500;
 
 /** Responses kept for RequestResponse events up to this size (the original's truncate limit per batch). */
 const MAX_CAPTURED_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -33,37 +38,67 @@ export interface AuditFilterDeps {
   readonly checker: PolicyChecker;
   readonly sink: AuditSink;
   readonly logger: Logger;
+  /** The audit counts (apiserver_audit_*); none in unit tests. */
+  readonly metrics?: AuditMetrics | undefined;
 }
 
-export function withAudit(deps: AuditFilterDeps): Filter {
-  const { checker, sink, logger } = deps;
+/** The audit filter and the means to hand over at once the events it has not yet built. */
+export interface AuditFilter {
+  readonly filter: Filter;
+  /**
+   * At shutdown: waits (at most `timeoutMs`) until every audited request
+   * has ended (a watch cut by its listener's close ends a few turns later),
+   * then builds and hands to the sink every event waiting for the next turn.
+   */
+  flush(timeoutMs?: number): Promise<void>;
+}
+
+export function withAudit(deps: AuditFilterDeps): AuditFilter {
+  const { checker, sink, logger, metrics } = deps;
   // Batch mode: events made and handed over on the next turn, many requests' at once.
-  let pending: (() => void)[] = [];
+  let pending: { rec: AuditRecord; stage: Stage; at: number }[] = [];
   let scheduled = false;
   const flush = (): void => {
     scheduled = false;
     const jobs = pending;
     pending = [];
-    for (const job of jobs) {
+    for (const { rec, stage, at } of jobs) {
       try {
-        job();
+        sink.process(jsonEntry(eventJson(rec, stage, at))).catch(failed);
       } catch (err) {
         logger.error({ err }, 'audit event could not be built');
       }
     }
   };
-  const later = (job: () => void): void => {
-    pending.push(job);
+  const later = (rec: AuditRecord, stage: Stage, at: number): void => {
+    pending.push({ rec, stage, at });
     if (!scheduled) {
       scheduled = true;
       setImmediate(flush);
     }
   };
+  /** Audited requests whose last event is not yet emitted, and who waits for there to be none. */
+  let open = 0;
+  let idle: (() => void)[] = [];
+  const ended = (): void => {
+    if (--open > 0 || idle.length === 0) return;
+    const waiters = idle;
+    idle = [];
+    for (const w of waiters) w();
+  };
+  const flushAll = async (timeoutMs = FLUSH_WAIT_MS): Promise<void> => {
+    if (open > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise<void>((r) => idle.push(r)), new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+      clearTimeout(timer);
+    }
+    flush();
+  };
   const failed = (err: unknown): void => {
     logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written');
   };
 
-  return async (ctx, next) => {
+  const filter: Filter = async (ctx, next) => {
     const info = ctx.info;
     if (info === undefined) throw new Error('audit without request info: handler chain must be wrong');
     const cfg = checker.evaluate({
@@ -77,6 +112,7 @@ export function withAudit(deps: AuditFilterDeps): Filter {
       subresource: info.subresource,
       name: info.name,
     });
+    metrics?.level(cfg.level);
     if (cfg.level === 'None') {
       await next();
       return;
@@ -93,16 +129,18 @@ export function withAudit(deps: AuditFilterDeps): Filter {
     };
     // The original answers every request with its audit ID; here the audited ones, which the event names.
     trackedResponse(ctx).extraHeaders = { 'audit-id': ctx.auditID };
+    open++;
     const omit = cfg.omitStages;
     /** Sends a stage's event; with a blocking sink, the promise of its write. */
     const emit = (stage: Stage): Promise<void> | undefined => {
       if (omit.has(stage)) return undefined;
+      metrics?.event();
       const now = Date.now();
       if (!sink.blocking) {
-        later(() => void sink.process(buildEvent(rec, stage, now)).catch(failed));
+        later(rec, stage, now);
         return undefined;
       }
-      return sink.process(buildEvent(rec, stage, now));
+      return sink.process(jsonEntry(eventJson(rec, stage, now)));
     };
 
     const received = emit('RequestReceived');
@@ -111,7 +149,9 @@ export function withAudit(deps: AuditFilterDeps): Filter {
         await received;
       } catch {
         // blocking-strict: a request whose arrival cannot be recorded is not served (the original answers 500).
+        metrics?.rejected();
         writeStatus(ctx.res, errors.internal('failed to store audit event'));
+        ended();
         return;
       }
     }
@@ -129,11 +169,18 @@ export function withAudit(deps: AuditFilterDeps): Filter {
       if (sink.blocking && res.finished) {
         await started;
         await complete()?.catch(failed);
+        ended();
       } else {
-        res.onFinished(() => void (started ?? Promise.resolve()).then(() => complete()?.catch(failed)));
+        const completeLogged = (): void => {
+          void complete()?.catch(failed);
+          ended();
+        };
+        // No promise per request unless a ResponseStarted write is still under way (blocking sinks).
+        res.onFinished(() => (started === undefined ? completeLogged() : void started.then(completeLogged)));
       }
     }
   };
+  return { filter, flush: flushAll };
 }
 
 /** Keeps the response body's chunks for the RequestResponse event, up to a bound. */
@@ -159,21 +206,28 @@ function captureResponse(ctx: RequestContext, rec: AuditRecord): void {
  * no user, at the level the policy gives a request without one.
  */
 export function withFailedAuthenticationAudit(deps: AuditFilterDeps): Filter {
-  const { checker, sink, logger } = deps;
+  const { checker, sink, logger, metrics } = deps;
   return async (ctx, next) => {
     const receivedAt = Date.now();
-    const remoteAddress = ctx.req.remoteAddress;
+    // The peer address costs a native call on uWS: read only for a request answered 401 unauthenticated,
+    // while its head goes out (after the end the exchange no longer knows it).
+    let remoteAddress = '';
+    trackedResponse(ctx).onHeadWritten((status) => {
+      if (status === 401 && ctx.user === undefined) remoteAddress = ctx.req.remoteAddress;
+    });
     await next();
     if (ctx.user !== undefined || ctx.status !== 401 || ctx.info === undefined) return;
     const info = ctx.info;
     const cfg = checker.evaluate({ ...info, user: undefined });
+    metrics?.level(cfg.level);
     if (cfg.level === 'None' || cfg.omitStages.has('ResponseStarted')) return;
+    metrics?.event();
     const rec: AuditRecord = { ctx, level: 'Metadata', omitManagedFields: false, receivedAt, remoteAddress, requestBody: undefined, responseChunks: undefined, responseBytes: 0 };
     const ev = buildEvent(rec, 'ResponseStarted', Date.now());
     ev.level = cfg.level;
     ev.responseStatus = { metadata: {}, code: 401, status: 'Failure', message: 'Authentication failed' };
     try {
-      await sink.process(ev);
+      await sink.process(entryOf(ev));
     } catch (err) {
       logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written');
     }

@@ -12,10 +12,14 @@ import { LogBackend } from './log-backend.ts';
 import { loadPolicy } from './policy.ts';
 import { LocalAuditSink, type AuditSink, type ModedBackend } from './sink.ts';
 import { WebhookBackend } from './webhook-backend.ts';
+import type { AuditMetrics } from './types.ts';
 
 export { RemoteAuditSink, serveRemoteAuditSink } from './remote-sink.ts';
 export { LocalAuditSink, type AuditSink } from './sink.ts';
 export { auditEnabled } from './config.ts';
+
+/** Batch mode: the log's lines gather this long before a write (nobody waits for them). */
+const LOG_BATCH_COALESCE_MS = 5;
 
 /** Whether requests wait for their events (a blocking backend is configured). */
 export function auditBlocking(a: AuditOptions): boolean {
@@ -29,9 +33,10 @@ export async function openAuditSink(a: AuditOptions, logger: Logger): Promise<Lo
   try {
     if (a.log.path !== undefined) {
       backends.push({
-        backend: await LogBackend.open({ path: a.log.path, format: a.log.format, maxSizeMB: a.log.maxSizeMB, maxBackups: a.log.maxBackups, maxAgeDays: a.log.maxAgeDays }),
+        backend: await LogBackend.open({ path: a.log.path, format: a.log.format, maxSizeMB: a.log.maxSizeMB, maxBackups: a.log.maxBackups, maxAgeDays: a.log.maxAgeDays, compress: a.log.compress, coalesceMs: a.log.mode === 'batch' ? LOG_BATCH_COALESCE_MS : 0, onError: (err) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit log backups') }),
         mode: a.log.mode,
         batch: a.log.batch,
+        truncate: a.log.truncate,
       });
     }
     if (a.webhook.configFile !== undefined) {
@@ -42,7 +47,7 @@ export async function openAuditSink(a: AuditOptions, logger: Logger): Promise<Lo
         // The kubeconfig reader names the token webhook's flag; this file came from another.
         throw new Error(String((err as Error).message).replace('--authentication-token-webhook-config-file', '--audit-webhook-config-file'));
       }
-      backends.push({ backend, mode: a.webhook.mode, batch: a.webhook.batch });
+      backends.push({ backend, mode: a.webhook.mode, batch: a.webhook.batch, truncate: a.webhook.truncate });
     }
   } catch (err) {
     await Promise.all(backends.map((b) => b.backend.close()));
@@ -56,13 +61,16 @@ export interface AuditFilters {
   readonly audit: Filter;
   /** Just outside authentication: the requests it refused (401). */
   readonly failedAuthentication: Filter;
+  /** Waits (bounded) for the audited requests to end, then hands the sink every event still waiting to be built (at shutdown, before the sink is closed). */
+  flush(): Promise<void>;
 }
 
 /** The chain's audit filters, or undefined when auditing is off or the policy audits nothing. */
-export async function auditFilters(a: AuditOptions, sink: AuditSink | undefined, logger: Logger): Promise<AuditFilters | undefined> {
+export async function auditFilters(a: AuditOptions, sink: AuditSink | undefined, logger: Logger, metrics?: AuditMetrics): Promise<AuditFilters | undefined> {
   if (sink === undefined || !auditEnabled(a)) return undefined;
   const checker = await loadPolicy(a.policyFile!);
   if (checker.auditsNothing) return undefined;
-  const deps = { checker, sink, logger };
-  return { audit: withAudit(deps), failedAuthentication: withFailedAuthenticationAudit(deps) };
+  const deps = { checker, sink, logger, metrics };
+  const audit = withAudit(deps);
+  return { audit: audit.filter, failedAuthentication: withFailedAuthenticationAudit(deps), flush: audit.flush };
 }

@@ -4,13 +4,20 @@
  * events over a MessagePort. In batch mode a thread posts what a turn of its
  * event loop produced as one message; with a blocking backend each event is
  * acknowledged once written (or refused by a blocking-strict backend).
+ *
+ * At shutdown a worker's sink posts what it holds and waits for the owning
+ * thread to acknowledge a last, empty message: messages on one port arrive in
+ * order, so by then every event of the worker is in the owning thread's
+ * backends (or their buffers, which the server flushes after the workers
+ * stopped) and the worker may end.
  */
 import type { MessagePort } from 'node:worker_threads';
+import { jsonEntry, type AuditEntry } from './entry.ts';
 import type { AuditSink, LocalAuditSink } from './sink.ts';
-import type { AuditEvent } from './types.ts';
 
+/** Events cross as their JSON: a string is copied, an object graph would be walked and rebuilt. */
 interface EventsMessage {
-  readonly events: AuditEvent[];
+  readonly events: string[];
   /** Set when the sender waits for an answer (blocking modes). */
   readonly id?: number;
 }
@@ -25,7 +32,7 @@ export class RemoteAuditSink implements AuditSink {
   readonly #port: MessagePort;
   readonly #waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   #nextId = 1;
-  #batch: AuditEvent[] = [];
+  #batch: string[] = [];
   #closed = false;
 
   constructor(
@@ -43,17 +50,17 @@ export class RemoteAuditSink implements AuditSink {
     port.unref();
   }
 
-  process(event: AuditEvent): Promise<void> {
+  process(event: AuditEntry): Promise<void> {
     if (this.#closed) return Promise.resolve();
     if (!this.blocking) {
       if (this.#batch.length === 0) setImmediate(() => this.#flush());
-      this.#batch.push(event);
+      this.#batch.push(event.json);
       return Promise.resolve();
     }
     const id = this.#nextId++;
     return new Promise<void>((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
-      const msg: EventsMessage = { id, events: [event] };
+      const msg: EventsMessage = { id, events: [event.json] };
       this.#port.postMessage(msg);
     });
   }
@@ -66,20 +73,39 @@ export class RemoteAuditSink implements AuditSink {
     this.#port.postMessage(msg);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Posts what is buffered, then waits (at most `timeoutMs`) until the
+   * owning thread has taken every event sent so far. Then closes: requests
+   * still waiting for an answer go on.
+   */
+  async close(timeoutMs = CLOSE_TIMEOUT_MS): Promise<void> {
+    if (this.#closed) return;
     this.#flush();
+    const id = this.#nextId++;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        this.#waiting.set(id, { resolve, reject: () => resolve() });
+        this.#port.postMessage({ id, events: [] } satisfies EventsMessage);
+      }),
+      // A timer (not the unref'd port) keeps this thread alive until the answer comes.
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
     this.#closed = true;
-    // Nobody will answer now: requests still waiting go on (their events may be lost).
     for (const w of this.#waiting.values()) w.resolve();
     this.#waiting.clear();
   }
 }
 
+/** How long a stopping worker waits for the owning thread to take its last events (within the 5 s the main thread gives a stop). */
+const CLOSE_TIMEOUT_MS = 2000;
+
 /** The owning thread's end of a worker's channel. */
 export function serveRemoteAuditSink(port: MessagePort, sink: LocalAuditSink): void {
   port.on('message', (m: EventsMessage) => {
     if (!Array.isArray(m?.events)) return;
-    const done = sink.processMany(m.events);
+    const done = sink.processMany(m.events.map(jsonEntry));
     const id = m.id;
     if (id === undefined) {
       void done.catch(() => undefined); // batch mode: failures were reported by the sink

@@ -11,7 +11,9 @@
  * - blocking-strict: as blocking, and a failure at RequestReceived fails the
  *   request (the filter answers 500).
  */
-import type { AuditEvent } from './types.ts';
+import { AuditWriteError, TruncatingBackend, type TruncateOptions } from './truncate-backend.ts';
+import type { AuditEntry } from './entry.ts';
+import type { AuditMetrics } from './types.ts';
 
 export type AuditMode = 'batch' | 'blocking' | 'blocking-strict';
 export const AUDIT_MODES: readonly AuditMode[] = ['batch', 'blocking', 'blocking-strict'];
@@ -26,7 +28,7 @@ export interface AuditBackend {
    */
   readonly pipelined?: boolean;
   /** Writes events in order; rejects when they could not be written. */
-  write(events: readonly AuditEvent[]): Promise<void>;
+  write(events: readonly AuditEntry[]): Promise<void>;
   /** Flushes what is buffered and releases the file or connection. */
   close(): Promise<void>;
 }
@@ -49,15 +51,22 @@ export interface AuditSink {
    * when a blocking-strict backend failed (the caller decides what that means
    * for the request).
    */
-  process(event: AuditEvent): Promise<void>;
+  process(event: AuditEntry): Promise<void>;
   close(): Promise<void>;
 }
 
 type Report = (err: unknown, what: string) => void;
+/** Counts events a plugin lost (apiserver_audit_error_total{plugin}). */
+type Lost = (plugin: string, events: number) => void;
+
+/** How many of a failed write's events were lost (a split write may have written some). */
+function lostCount(err: unknown, events: number): number {
+  return err instanceof AuditWriteError ? err.lostEvents : events;
+}
 
 /** The batch mode: a bounded queue drained by one loop. */
 export class BatchingBackend {
-  readonly #queue: AuditEvent[] = [];
+  readonly #queue: AuditEntry[] = [];
   #timer: NodeJS.Timeout | undefined;
   #sending: Promise<void> | undefined;
   #tokens: number;
@@ -69,15 +78,17 @@ export class BatchingBackend {
     readonly backend: AuditBackend,
     readonly opts: BatchOptions,
     readonly report: Report,
+    readonly lost: Lost = () => undefined,
   ) {
     this.#tokens = opts.throttleBurst;
   }
 
-  add(event: AuditEvent): void {
+  add(event: AuditEntry): void {
     if (this.#closed) return;
     if (this.#queue.length >= this.opts.bufferSize) {
       // The original drops too (and counts apiserver_audit_error_total): a stuck backend must not hold requests.
       this.dropped++;
+      this.lost('buffered', 1);
       if (this.dropped === 1 || this.dropped % 1000 === 0) this.report(new Error(`audit buffer full: ${this.dropped} events dropped`), `audit backend ${this.backend.name}`);
       return;
     }
@@ -127,12 +138,9 @@ export class BatchingBackend {
   async #send(): Promise<void> {
     await this.#throttle();
     if (this.backend.pipelined === true && !this.opts.throttleEnable) {
-      const writes: Promise<void>[] = [];
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, this.opts.maxSize);
-        writes.push(this.backend.write(batch).catch((err: unknown) => this.report(err, `audit backend ${this.backend.name}: ${batch.length} events lost`)));
-      }
-      await Promise.all(writes);
+      // Every full batch queued at once, in one call: the backend would join them anyway.
+      const events = this.#queue.splice(0, this.#queue.length);
+      await this.backend.write(events).catch((err: unknown) => this.#failed(err, events.length));
       return;
     }
     const batch = this.#queue.splice(0, this.opts.maxSize);
@@ -140,8 +148,14 @@ export class BatchingBackend {
     try {
       await this.backend.write(batch);
     } catch (err) {
-      this.report(err, `audit backend ${this.backend.name}: ${batch.length} events lost`);
+      this.#failed(err, batch.length);
     }
+  }
+
+  #failed(err: unknown, events: number): void {
+    const n = lostCount(err, events);
+    this.lost(this.backend.name, n);
+    this.report(err, `audit backend ${this.backend.name}: ${n} events lost`);
   }
 
   async close(): Promise<void> {
@@ -157,6 +171,8 @@ export interface ModedBackend {
   readonly backend: AuditBackend;
   readonly mode: AuditMode;
   readonly batch: BatchOptions;
+  /** The truncate plugin's limits, when enabled for this backend. */
+  readonly truncate?: TruncateOptions | undefined;
 }
 
 /** The sink of the thread that owns the backends. */
@@ -164,38 +180,51 @@ export class LocalAuditSink implements AuditSink {
   readonly blocking: boolean;
   readonly #batched: BatchingBackend[] = [];
   readonly #direct: { backend: AuditBackend; strict: boolean }[] = [];
+  /** Where lost events are counted; set once the server's metrics exist. */
+  metrics: AuditMetrics | undefined;
 
   constructor(
     backends: readonly ModedBackend[],
     readonly report: Report,
   ) {
+    const lost: Lost = (plugin, events) => this.metrics?.error(plugin, events);
     for (const b of backends) {
-      if (b.mode === 'batch') this.#batched.push(new BatchingBackend(b.backend, b.batch, report));
-      else this.#direct.push({ backend: b.backend, strict: b.mode === 'blocking-strict' });
+      const backend =
+        b.truncate?.enabled === true
+          ? new TruncatingBackend(b.backend, b.truncate, (plugin, events, err) => {
+              lost(plugin, events);
+              report(err, `audit backend ${b.backend.name}: ${events} events dropped by the truncate plugin`);
+            })
+          : b.backend;
+      if (b.mode === 'batch') this.#batched.push(new BatchingBackend(backend, b.batch, report, lost));
+      else this.#direct.push({ backend, strict: b.mode === 'blocking-strict' });
     }
     this.blocking = this.#direct.length > 0;
   }
 
-  process(event: AuditEvent): Promise<void> {
+  process(event: AuditEntry): Promise<void> {
     for (const b of this.#batched) b.add(event);
     if (this.#direct.length === 0) return Promise.resolve();
     return this.#writeDirect([event]);
   }
 
   /** Many events at once (from another thread's batch). */
-  processMany(events: readonly AuditEvent[]): Promise<void> {
+  processMany(events: readonly AuditEntry[]): Promise<void> {
+    // An empty message is a worker's last one (remote-sink.ts): an answer, not a write.
+    if (events.length === 0) return Promise.resolve();
     for (const b of this.#batched) for (const e of events) b.add(e);
     if (this.#direct.length === 0) return Promise.resolve();
     return this.#writeDirect(events);
   }
 
-  async #writeDirect(events: readonly AuditEvent[]): Promise<void> {
+  async #writeDirect(events: readonly AuditEntry[]): Promise<void> {
     let strictFailure: unknown;
     await Promise.all(
       this.#direct.map(async ({ backend, strict }) => {
         try {
           await backend.write(events);
         } catch (err) {
+          this.metrics?.error(backend.name, lostCount(err, events.length));
           this.report(err, `audit backend ${backend.name}: write failed`);
           if (strict) strictFailure ??= err;
         }

@@ -84,3 +84,15 @@ export interface AuditEvent {
   stageTimestamp: string;
   annotations?: Record<string, string>;
 }
+
+/** Where audit counts go (the server's metrics: src/server/audit-metrics.ts). */
+export interface AuditMetrics {
+  /** One event handed to the backends (apiserver_audit_event_total). */
+  event(): void;
+  /** The level the policy gave one request (apiserver_audit_level_total). */
+  level(level: Level): void;
+  /** Events a plugin lost (apiserver_audit_error_total{plugin}). */
+  error(plugin: string, events: number): void;
+  /** A request refused because its event could not be stored (apiserver_audit_requests_rejected_total). */
+  rejected(): void;
+}

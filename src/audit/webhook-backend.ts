@@ -9,8 +9,11 @@
  */
 import https from 'node:https';
 import { loadWebhookKubeconfig, type WebhookConnection } from '../authn/webhook/kubeconfig.ts';
+import type { AuditEntry } from './entry.ts';
 import type { AuditBackend } from './sink.ts';
-import { AUDIT_API_VERSION, type AuditEvent } from './types.ts';
+import { AUDIT_API_VERSION } from './types.ts';
+
+const LIST_HEAD = `{"kind":"EventList","apiVersion":${JSON.stringify(AUDIT_API_VERSION)},"metadata":{},"items":[`;
 
 export interface WebhookBackendOptions {
   configFile: string;
@@ -57,8 +60,9 @@ export class WebhookBackend implements AuditBackend {
     return new WebhookBackend(await loadWebhookKubeconfig(opts.configFile), opts);
   }
 
-  async write(events: readonly AuditEvent[]): Promise<void> {
-    const body = Buffer.from(JSON.stringify({ kind: 'EventList', apiVersion: AUDIT_API_VERSION, metadata: {}, items: events }), 'utf8');
+  async write(events: readonly AuditEntry[]): Promise<void> {
+    // The items are the events' JSON as made: joined, not encoded again.
+    const body = Buffer.from(`${LIST_HEAD}${events.map((e) => e.json).join(',')}]}`, 'utf8');
     let delay = this.#initialBackoffMs;
     for (let attempt = 1; ; attempt++) {
       try {

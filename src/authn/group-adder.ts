@@ -6,16 +6,30 @@
  * (an authenticator that chose either has said what the user is).
  */
 import type { AuthResult, Authenticator } from './types.ts';
+import type { UserInfo } from '../server/context.ts';
 import { GROUP_AUTHENTICATED, GROUP_UNAUTHENTICATED, USER_ANONYMOUS } from './types.ts';
 import type { ApiRequest } from '../server/http.ts';
+
+/**
+ * The user with the group added, per user object: authenticators' caches hand
+ * out the same object for the same credential, so each request gets the same
+ * answer too (one copy per user, not per request; and what keys its caches by
+ * the user object, such as the audit event's encoded user, hits).
+ */
+const withGroup = new WeakMap<UserInfo, UserInfo>();
 
 export function addAuthenticatedGroup(result: AuthResult): AuthResult {
   if (result.kind !== 'user') return result;
   const { user } = result;
   if (user.name === USER_ANONYMOUS) return result;
   if (user.groups.some((g) => g === GROUP_AUTHENTICATED || g === GROUP_UNAUTHENTICATED)) return result;
-  // A new object: results may be shared through authenticator caches.
-  return { ...result, user: { ...user, groups: [...user.groups, GROUP_AUTHENTICATED] } };
+  let added = withGroup.get(user);
+  if (added === undefined) {
+    // A new object: results may be shared through authenticator caches.
+    added = { ...user, groups: [...user.groups, GROUP_AUTHENTICATED] };
+    withGroup.set(user, added);
+  }
+  return { ...result, user: added };
 }
 
 export class AuthenticatedGroupAdder implements Authenticator {

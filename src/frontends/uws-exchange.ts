@@ -99,7 +99,9 @@ class UwsRequest extends RequestBase {
   get remoteAddress(): string {
     if (this.#remoteAddress === undefined) {
       if (this.lifecycle.closed) return '';
-      this.#remoteAddress = Buffer.from(this.#res.getRemoteAddressAsText()).toString('latin1');
+      // IPv4 (4 bytes) is formatted here: the text form costs twice the binary one (a per-request cost of audit).
+      const bin = new Uint8Array(this.#res.getRemoteAddress());
+      this.#remoteAddress = bin.length === 4 ? `${bin[0]}.${bin[1]}.${bin[2]}.${bin[3]}` : Buffer.from(this.#res.getRemoteAddressAsText()).toString('latin1');
     }
     return this.#remoteAddress;
   }

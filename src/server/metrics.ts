@@ -14,6 +14,7 @@ import { VERSION_INFO } from '../endpoints/discovery.ts';
 import type { RequestContext } from './context.ts';
 import type { InflightSnapshot } from './filters/with-max-inflight.ts';
 import { RequestSeries, SeriesCounter, SeriesHistogram } from './request-series.ts';
+import { AuditMetricSet } from './audit-metrics.ts';
 
 /** The original's request latency buckets (seconds), tuned for its SLOs. */
 export const REQUEST_DURATION_BUCKETS: readonly number[] = [
@@ -177,6 +178,9 @@ export class ApiserverMetrics extends PolicyHolder {
     // Each serving thread sets its own; the process's answer is 1 if any thread saw the request.
     aggregator: 'max',
   });
+
+  /** The audit filter's and backends' counts (audit-metrics.ts); registered whether or not auditing is on, as the original's. */
+  readonly audit = new AuditMetricSet(this.registry);
 
   constructor(options: MetricsOptions = {}) {
     super(options);

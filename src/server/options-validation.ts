@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { AuthorizationConfigError, validateAuthorizationModes } from '../authz/mode.ts';
+import { AuditConfigError, validateAuditOptions } from '../audit/config.ts';
 import { authorizationOptionProblems, plannedModeFactories } from '../authz/build.ts';
 import { admissionPluginEnabled, admissionPluginProblems } from '../admission/plugin-names.ts';
 import { podSecurityOptionProblems } from '../admission/plugins/pod-security/config.ts';
@@ -107,6 +108,12 @@ export function validateOptions(o: ServerOptions): void {
     problems.push(...err.problems);
   }
   problems.push(...authorizationOptionProblems(o));
+  try {
+    validateAuditOptions(o.audit);
+  } catch (err) {
+    if (!(err instanceof AuditConfigError)) throw err;
+    problems.push(err.message);
+  }
   problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
   problems.push(...podSecurityOptionProblems(o, admissionPluginEnabled('PodSecurity', o.enableAdmissionPlugins, o.disableAdmissionPlugins)));
   problems.push(...timerProblems(o));

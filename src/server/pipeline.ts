@@ -21,7 +21,7 @@ import { createMetrics, CURRENT_RELEASE, type ApiserverMetrics } from './metrics
 import type { Logger } from './logging.ts';
 import type { RequestHandler } from './http.ts';
 import type { RequestContext } from './context.ts';
-import { handleProfiling } from './profiling.ts';
+import { profilingHandler } from './profiling.ts';
 import { createRoutes } from './routes.ts';
 import { builtinResourceTypes } from '../registry/catalog/index.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
@@ -292,9 +292,11 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
         return openApiResponse(openapi, req);
       },
       documents: serviceAccounts.documents,
-      profiling: opts.profiling ? handleProfiling : undefined,
+      profiling: opts.profiling ? profilingHandler({ shardCount: router.shardCount, profileShard: (i, kind, seconds) => router.profile(i, kind, seconds) }) : undefined,
     });
-    const audit = await auditFilters(opts.audit, inp.auditSink, logger);
+    const audit = await auditFilters(opts.audit, inp.auditSink, logger, metrics.audit);
+    // First on close: the events of the last requests go to the sink before it is closed.
+    if (audit !== undefined) cleanups.push(() => audit.flush());
     const chain = buildHandlerChain({
       audit: audit?.audit,
       auditFailedAuthentication: audit?.failedAuthentication,

@@ -5,74 +5,72 @@
  * - `GET /debug/pprof/profile?seconds=N` (default 30, 1..60): a CPU profile
  *   of the thread that serves the request, in V8's `.cpuprofile` JSON (open it
  *   in Chrome DevTools or speedscope), through node:inspector;
- * - `GET /debug/pprof/heap`: a heap snapshot of that thread (`.heapsnapshot`).
+ * - `GET /debug/pprof/heap`: a heap snapshot of that thread (`.heapsnapshot`);
+ * - either with `&shard=N` (`?shard=N`; 0 .. --shards - 1, the `shard` label
+ *   of apiserver_shard_queue_depth): the same of shard thread N instead,
+ *   asked over the serving thread's channel to it. An unknown shard is a 400.
+ *   A shard's CPU profile runs its full seconds even if the client leaves.
  * One profile at a time per thread (the inspector has one profiler): a second
- * request meanwhile gets 429 with Retry-After. The profile is bounded by its
- * seconds, so it ends within the request timeout's order.
+ * request for the same thread meanwhile gets 429 with Retry-After. The
+ * profile is bounded by its seconds, so it ends within the request timeout's
+ * order.
  */
-import { Session } from 'node:inspector/promises';
 import type { RequestContext } from './context.ts';
 import { errors } from '../api/status.ts';
+import { takeProfile, type ProfileKind } from './thread-profile.ts';
 
 export const PROFILING_PREFIX = '/debug/pprof';
 const DEFAULT_SECONDS = 30;
 const MAX_SECONDS = 60;
 
-let busy = false;
+/** Takes a profile in shard thread `index`; null when that thread is already profiling. */
+export type ShardProfiler = (index: number, kind: ProfileKind, seconds: number) => Promise<Uint8Array | null>;
 
-export async function handleProfiling(ctx: RequestContext, path: string): Promise<void> {
+export interface ProfilingDeps {
+  /** How many shard threads there are (valid `shard` values: 0 .. count - 1). */
+  readonly shardCount: number;
+  readonly profileShard: ShardProfiler;
+}
+
+export function profilingHandler(deps: ProfilingDeps): (ctx: RequestContext, path: string) => Promise<void> {
+  return (ctx, path) => handleProfiling(ctx, path, deps);
+}
+
+async function handleProfiling(ctx: RequestContext, path: string, deps: ProfilingDeps): Promise<void> {
   const sub = path.slice(PROFILING_PREFIX.length);
   if (sub !== '/profile' && sub !== '/heap' && sub !== '' && sub !== '/') throw errors.notFoundMessage();
   if (sub === '' || sub === '/') {
     ctx.status = 200;
     ctx.res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-    ctx.res.end('profile?seconds=N: CPU profile (.cpuprofile)\nheap: heap snapshot (.heapsnapshot)\n');
+    ctx.res.end(
+      'profile?seconds=N: CPU profile (.cpuprofile) of the serving thread\nheap: heap snapshot (.heapsnapshot) of the serving thread\n' +
+        `either with &shard=N (0..${deps.shardCount - 1}): of shard thread N\n`,
+    );
     return;
   }
+  const kind: ProfileKind = sub === '/profile' ? 'cpu' : 'heap';
   let seconds = DEFAULT_SECONDS;
-  if (sub === '/profile') {
+  if (kind === 'cpu') {
     const raw = ctx.req.query.get('seconds');
     if (raw !== null) {
       if (!/^[0-9]{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_SECONDS) throw errors.badRequest(`seconds must be an integer from 1 to ${MAX_SECONDS}`);
       seconds = Number(raw);
     }
   }
-  if (busy) throw errors.tooManyRequests('a profile is already being taken on this thread', Math.min(seconds, 5));
-  busy = true;
-  const session = new Session();
-  try {
-    session.connect();
-    const body = sub === '/profile' ? await cpuProfile(session, seconds, ctx) : await heapSnapshot(session);
-    if (ctx.res.closed) return;
-    ctx.status = 200;
-    const name = sub === '/profile' ? 'profile.cpuprofile' : 'heap.heapsnapshot';
-    ctx.res.writeHead(200, { 'content-type': 'application/json', 'content-disposition': `attachment; filename="${name}"`, 'content-length': String(body.byteLength) });
-    ctx.res.end(body);
-  } finally {
-    session.disconnect();
-    busy = false;
+  const shardArg = ctx.req.query.get('shard');
+  let shard: number | undefined;
+  if (shardArg !== null) {
+    if (!/^[0-9]{1,6}$/.test(shardArg) || Number(shardArg) >= deps.shardCount) throw errors.badRequest(`unknown shard ${JSON.stringify(shardArg)}: shards are 0 to ${deps.shardCount - 1}`);
+    shard = Number(shardArg);
   }
-}
-
-async function cpuProfile(session: Session, seconds: number, ctx: RequestContext): Promise<Uint8Array> {
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  // Ends early when the client goes away: nobody would read the profile.
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, seconds * 1000);
-    ctx.res.onClose(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  const { profile } = await session.post('Profiler.stop');
-  await session.post('Profiler.disable');
-  return Buffer.from(JSON.stringify(profile));
-}
-
-async function heapSnapshot(session: Session): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  session.on('HeapProfiler.addHeapSnapshotChunk', (m) => chunks.push(Buffer.from(m.params.chunk)));
-  await session.post('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
-  return Buffer.concat(chunks);
+  const body =
+    shard === undefined
+      ? await takeProfile(kind, seconds, (stop) => ctx.res.onClose(stop))
+      : await deps.profileShard(shard, kind, seconds);
+  if (body === null) throw errors.tooManyRequests(`a profile is already being taken on ${shard === undefined ? 'this thread' : `shard ${shard}`}`, Math.min(seconds, 5));
+  if (ctx.res.closed) return;
+  ctx.status = 200;
+  const name = `${shard === undefined ? '' : `shard-${shard}-`}${kind === 'cpu' ? 'profile.cpuprofile' : 'heap.heapsnapshot'}`;
+  ctx.res.writeHead(200, { 'content-type': 'application/json', 'content-disposition': `attachment; filename="${name}"`, 'content-length': String(body.byteLength) });
+  ctx.res.end(body);
 }

@@ -190,6 +190,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     });
     cleanups.push(() => pipeline.close());
     const { handler, health, objects, metrics } = pipeline;
+    // Events the backends lose are counted with this thread's metrics (the process's /metrics sums every thread's).
+    if (auditSink !== null) auditSink.metrics = metrics.audit;
     // Ready (and, after --livez-grace-period, live) only once every serving thread serves: the main
     // thread's listener opens before the workers have started (the original's post-start hooks).
     let started = false;

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { LogBackend, legacyLine } from '../../src/audit/log-backend.ts';
 import { WebhookBackend } from '../../src/audit/webhook-backend.ts';
 import { LocalAuditSink, type AuditBackend, type BatchOptions } from '../../src/audit/sink.ts';
+import { entryOf, type AuditEntry } from '../../src/audit/entry.ts';
 import { AUDIT_API_VERSION, type AuditEvent } from '../../src/audit/types.ts';
 import { createTestWebhook } from '../authn/support/webhook-server.ts';
 
@@ -49,8 +50,8 @@ test('log backend, json: one Event per line, file 0600', async () => {
   const dir = await tmpDir();
   const file = path.join(dir, 'audit.log');
   const log = await LogBackend.open({ path: file, format: 'json', maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0 });
-  await log.write([event(1), event(2)]);
-  await log.write([event(3)]);
+  await log.write([event(1), event(2)].map(entryOf));
+  await log.write([event(3)].map(entryOf));
   await log.close();
   const lines = (await fs.readFile(file, 'utf8')).trimEnd().split('\n');
   assert.equal(lines.length, 3);
@@ -74,7 +75,7 @@ test('log backend, legacy: the original\'s EventString line', async () => {
   const dir = await tmpDir();
   const file = path.join(dir, 'audit.log');
   const log = await LogBackend.open({ path: file, format: 'legacy', maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0 });
-  await log.write([event(1), event(2)]);
+  await log.write([event(1), event(2)].map(entryOf));
   await log.close();
   const lines = (await fs.readFile(file, 'utf8')).trimEnd().split('\n');
   assert.equal(lines.length, 2);
@@ -88,7 +89,7 @@ test('log backend rotation: past maxsize the file is renamed with its time; maxb
   const log = await LogBackend.open({ path: file, format: 'json', maxSizeMB: 1, maxBackups: 2, maxAgeDays: 0 });
   // ~400 KB per write: the 1 MiB file rotates every third write.
   const big = (i: number): AuditEvent => event(i, { annotations: { filler: 'x'.repeat(400 * 1024) } });
-  for (let i = 0; i < 12; i++) await log.write([big(i)]);
+  for (let i = 0; i < 12; i++) await log.write([big(i)].map(entryOf));
   await log.close();
   const files = (await fs.readdir(dir)).sort();
   const backups = files.filter((f) => /^audit-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}\.log$/.test(f));
@@ -112,9 +113,9 @@ class Recorder implements AuditBackend {
   readonly name = 'recorder';
   batches: string[][] = [];
   failing = false;
-  async write(events: readonly AuditEvent[]): Promise<void> {
+  async write(events: readonly AuditEntry[]): Promise<void> {
     if (this.failing) throw new Error('disk gone');
-    this.batches.push(events.map((e) => e.auditID));
+    this.batches.push(events.map((e) => e.event().auditID));
   }
   async close(): Promise<void> {}
 }
@@ -124,14 +125,14 @@ test('batch mode: events go out in batches of max-size, a partial batch after ma
   const reports: string[] = [];
   const sink = new LocalAuditSink([{ backend: rec, mode: 'batch', batch: noBatchWait }], (_e, what) => reports.push(what));
   assert.equal(sink.blocking, false);
-  for (let i = 0; i < 7; i++) await sink.process(event(i));
+  for (let i = 0; i < 7; i++) await sink.process(entryOf(event(i)));
   // The last, partial batch goes when max-wait passes (no close() here to flush it).
   await until(() => rec.batches.flat().length === 7);
   assert.deepEqual(rec.batches, [['id-0', 'id-1', 'id-2'], ['id-3', 'id-4', 'id-5'], ['id-6']]);
 
   const slow = new Recorder();
   const small = new LocalAuditSink([{ backend: slow, mode: 'batch', batch: { ...noBatchWait, bufferSize: 2, maxSize: 10, maxWaitMs: 50 } }], (_e, what) => reports.push(what));
-  for (let i = 0; i < 5; i++) await small.process(event(i));
+  for (let i = 0; i < 5; i++) await small.process(entryOf(event(i)));
   assert.equal(small.dropped, 3);
   assert.ok(reports.some((r) => r.includes('recorder')));
   await small.close();
@@ -145,12 +146,12 @@ test('blocking: a failed write is reported, the request goes on; blocking-strict
   const reports: string[] = [];
   const blocking = new LocalAuditSink([{ backend: rec, mode: 'blocking', batch: noBatchWait }], (_e, what) => reports.push(what));
   assert.equal(blocking.blocking, true);
-  await blocking.process(event(1));
+  await blocking.process(entryOf(event(1)));
   assert.equal(reports.length, 1);
   const strict = new LocalAuditSink([{ backend: rec, mode: 'blocking-strict', batch: noBatchWait }], () => undefined);
-  await assert.rejects(strict.process(event(2)), /disk gone/);
+  await assert.rejects(strict.process(entryOf(event(2))), /disk gone/);
   rec.failing = false;
-  await strict.process(event(3));
+  await strict.process(entryOf(event(3)));
   assert.deepEqual(rec.batches, [['id-3']]);
 });
 
@@ -162,7 +163,7 @@ test('webhook backend: EventList POSTs over HTTPS with the kubeconfig\'s client 
   let fails = 1;
   hook.answer = () => (fails-- > 0 ? { status: 503, body: { kind: 'Status' } } : { status: 200, body: {} });
   const sink = new LocalAuditSink([{ backend, mode: 'batch', batch: { ...noBatchWait, maxSize: 4, maxWaitMs: 30 } }], () => undefined);
-  for (let i = 0; i < 6; i++) await sink.process(event(i));
+  for (let i = 0; i < 6; i++) await sink.process(entryOf(event(i)));
   await sink.close();
   const lists = hook.calls.map((c) => c.body);
   // The first batch was refused once (503) and sent again.
@@ -184,10 +185,10 @@ test('webhook backend, blocking-strict: a receiver that refuses fails the write 
   const backend = await WebhookBackend.open({ configFile: await hook.kubeconfig(), initialBackoffMs: 10 });
   hook.answer = () => ({ status: 400, body: {} });
   const strict = new LocalAuditSink([{ backend, mode: 'blocking-strict', batch: noBatchWait }], () => undefined);
-  await assert.rejects(strict.process(event(1)), /answered 400/);
+  await assert.rejects(strict.process(entryOf(event(1))), /answered 400/);
   assert.equal(hook.calls.length, 1);
   hook.answer = () => ({ status: 200, body: {} });
-  await strict.process(event(2));
+  await strict.process(entryOf(event(2)));
   assert.equal(hook.calls.length, 2);
   await strict.close();
 });

@@ -54,3 +54,39 @@ test('source IPs, user agent, requestURI without credentials, timestamps with mi
   assert.equal(ev.user.username, 'alice');
   assert.equal(ev.responseStatus?.code, 201);
 });
+
+test('the fast Metadata JSON is the event buildEvent gives, for every stage and shape of request', async () => {
+  const { eventJson } = await import('../../src/audit/serialize.ts');
+  const { parseRequestInfo } = await import('../../src/server/filters/with-request-info.ts');
+  const s = names.apiGroupSuffix;
+  const cases: Array<{ url: string; method?: string; headers?: Record<string, string>; impersonate?: boolean; user?: boolean; status?: number; authz?: boolean; remote?: string }> = [
+    { url: '/api/v1/namespaces/default/configmaps/cm-1' },
+    { url: '/api/v1/namespaces/default/pods', method: 'POST', headers: { 'x-forwarded-for': '10.1.2.3, 10.0.0.1', 'user-agent': 'kubectl/"quoted" \u00e9' }, impersonate: true, status: 201 },
+    { url: '/apis/apps/v1/deployments?limit=5&token=s3cr3t', headers: { 'x-real-ip': '10.9.9.9' }, status: 403, authz: true },
+    { url: '/healthz', user: false, status: 401, remote: '::1' },
+    { url: '/api/v1/namespaces/default/pods/p/log', status: 404, authz: true, remote: '' },
+  ];
+  for (const c of cases) {
+    const ex = exchange(c.method ?? 'GET', c.url, { headers: c.headers ?? {} });
+    const ctx = new RequestContext(ex.req, new TrackedResponse(ex.res));
+    ctx.info = parseRequestInfo(c.method ?? 'GET', ex.req.path, ex.req.query);
+    if (c.user !== false) ctx.user = { name: 'alice', uid: 'u-1', groups: ['devs', 'system:authenticated'], extra: { scopes: ['a', 'b'] } };
+    ctx.status = c.status ?? 200;
+    const rec: AuditRecord = { ctx, level: 'Metadata', omitManagedFields: false, receivedAt: Date.now() - 3, remoteAddress: c.remote ?? '::ffff:127.0.0.1', requestBody: undefined, responseChunks: undefined, responseBytes: 0 };
+    const at = Date.now();
+    // RequestReceived first (before impersonation and authorization ran), then the others.
+    assert.deepEqual(JSON.parse(eventJson(rec, 'RequestReceived', at)), JSON.parse(JSON.stringify(buildEvent(rec, 'RequestReceived', at))), `${c.url} RequestReceived`);
+    if (c.impersonate === true) {
+      ctx.impersonator = ctx.user;
+      ctx.user = { name: 'bob', groups: ['system:authenticated'] };
+    }
+    if (c.authz === true) ctx.authorization = { decision: ctx.status === 403 ? 'deny' : 'allow', reason: 'RBAC: "quoted" reason' };
+    ctx.annotate(`mutation.webhook.admission.${s}/round_0_index_0`, '{"configuration":"c"}');
+    ctx.annotate(`patch.webhook.admission.${s}/round_0_index_0`, '{"patch":[]}');
+    for (const stage of ['ResponseStarted', 'ResponseComplete', 'Panic'] as const) {
+      const fast = JSON.parse(eventJson(rec, stage, at)) as Record<string, unknown>;
+      assert.deepEqual(fast, JSON.parse(JSON.stringify(buildEvent(rec, stage, at))), `${c.url} ${stage}`);
+    }
+    if (c.impersonate === true) assert.equal((JSON.parse(eventJson(rec, 'ResponseComplete', at)) as { impersonatedUser: { username: string } }).impersonatedUser.username, 'bob');
+  }
+});

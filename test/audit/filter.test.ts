@@ -12,6 +12,7 @@ import { createHarness } from '../server/harness.ts';
 import { withAudit, withFailedAuthenticationAudit } from '../../src/audit/filter.ts';
 import { PolicyChecker } from '../../src/audit/policy.ts';
 import type { AuditSink } from '../../src/audit/sink.ts';
+import type { AuditEntry } from '../../src/audit/entry.ts';
 import { DECISION_ANNOTATION, REASON_ANNOTATION, type AuditEvent, type Policy } from '../../src/audit/types.ts';
 import { createLogger } from '../../src/server/logging.ts';
 
@@ -19,12 +20,13 @@ class RecordingSink implements AuditSink {
   events: AuditEvent[] = [];
   failNext = 0;
   constructor(readonly blocking: boolean) {}
-  async process(event: AuditEvent): Promise<void> {
+  async process(entry: AuditEntry): Promise<void> {
     if (this.failNext > 0) {
       this.failNext--;
       throw new Error('backend down');
     }
-    this.events.push(event);
+    // What the backends would write, read back.
+    this.events.push(JSON.parse(entry.json) as AuditEvent);
   }
   async close(): Promise<void> {}
 }
@@ -32,7 +34,7 @@ class RecordingSink implements AuditSink {
 function setup(policy: Policy, blocking = false): { h: ReturnType<typeof createHarness>; sink: RecordingSink } {
   const sink = new RecordingSink(blocking);
   const deps = { checker: new PolicyChecker(policy), sink, logger: createLogger({ level: 'silent' }) };
-  return { h: createHarness({}, { audit: withAudit(deps), auditFailedAuthentication: withFailedAuthenticationAudit(deps) }), sink };
+  return { h: createHarness({}, { audit: withAudit(deps).filter, auditFailedAuthentication: withFailedAuthenticationAudit(deps) }), sink };
 }
 
 async function settle(sink: RecordingSink, n: number): Promise<void> {
@@ -119,5 +121,6 @@ test('a request authentication refuses (401): one ResponseStarted event without 
   assert.equal(ev.level, 'Request');
   assert.equal(ev.user.username, '');
   assert.equal(ev.responseStatus?.code, 401);
+  assert.deepEqual(ev.sourceIPs, ['127.0.0.1'], 'the peer, read while the 401 went out');
   assert.doesNotMatch(JSON.stringify(ev), /not-a-token/, 'the rejected credential is not in the event');
 });

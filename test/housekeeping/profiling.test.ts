@@ -2,7 +2,10 @@
  * `--profiling`: `/debug/pprof/profile?seconds=N` answers a V8 CPU profile
  * of the serving thread and `/debug/pprof/heap` a heap snapshot, to callers
  * the authorizer allows (RBAC: admin yes, anonymous no); a bad `seconds` is a
- * 400; `--profiling=false` serves neither.
+ * 400; `--profiling=false` serves neither. With `shard=N` the same of shard
+ * thread N (its heap holds the shard's runtime, the serving thread's does
+ * not); an unknown shard is a 400; one profile at a time per thread (429 for
+ * a second on the same shard, while another thread can be profiled).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,6 +37,44 @@ describe('profiling on (RBAC)', () => {
     const r = await t.request('GET', '/debug/pprof/heap');
     assert.equal(r.status, 200, r.body.slice(0, 200));
     assert.match(r.body.slice(0, 100), /^\{"snapshot":\{"meta"/);
+  });
+
+  test('a shard thread: heap snapshot and CPU profile of that thread', async () => {
+    const shard = await t.request('GET', '/debug/pprof/heap?shard=1');
+    assert.equal(shard.status, 200, shard.body.slice(0, 200));
+    assert.match(String(shard.headers['content-disposition']), /shard-1-heap\.heapsnapshot/);
+    assert.match(shard.body.slice(0, 100), /^\{"snapshot":\{"meta"/);
+    // The shard's runtime lives in the shard thread only: its class name is in that heap, not the serving thread's.
+    assert.ok(shard.body.includes('"ShardRuntime"'), 'the shard runtime in the shard heap');
+    const main = await t.request('GET', '/debug/pprof/heap');
+    assert.equal(main.status, 200);
+    assert.ok(!main.body.includes('"ShardRuntime"'), 'no shard runtime in the serving thread');
+    const cpu = await t.request('GET', '/debug/pprof/profile?seconds=1&shard=0');
+    assert.equal(cpu.status, 200, cpu.body.slice(0, 200));
+    const profile = cpu.json<{ nodes: unknown[]; startTime: number; endTime: number }>();
+    assert.ok(profile.nodes.length > 0);
+    assert.ok(profile.endTime - profile.startTime >= 900_000, 'about one second, in microseconds');
+  });
+
+  test('an unknown shard is a 400; anonymous callers are forbidden', async () => {
+    for (const q of ['shard=2', 'shard=-1', 'shard=abc', 'shard=', 'shard=1e3']) {
+      const r = await t.request('GET', `/debug/pprof/profile?seconds=1&${q}`);
+      assert.equal(r.status, 400, `${q}: ${r.body}`);
+    }
+    assert.match((await t.request('GET', '/debug/pprof/heap?shard=7')).json<{ message: string }>().message, /unknown shard "7": shards are 0 to 1/);
+    assert.equal((await t.request('GET', '/debug/pprof/heap?shard=0', undefined, { as: 'none' })).status, 403);
+  });
+
+  test('one profile at a time per thread', async () => {
+    const [a, b, other] = await Promise.all([
+      t.request('GET', '/debug/pprof/profile?seconds=2&shard=0'),
+      new Promise((r) => setTimeout(r, 300)).then(() => t.request('GET', '/debug/pprof/profile?seconds=1&shard=0')),
+      new Promise((r) => setTimeout(r, 300)).then(() => t.request('GET', '/debug/pprof/profile?seconds=1&shard=1')),
+    ]);
+    assert.equal(a.status, 200);
+    assert.equal(b.status, 429, b.body);
+    assert.ok(b.headers['retry-after'] !== undefined);
+    assert.equal(other.status, 200, 'another shard is profiled meanwhile');
   });
 
   test('seconds outside 1..60 is a 400; an unknown profile a 404', async () => {

@@ -1,0 +1,62 @@
+/**
+ * A CPU profile or heap snapshot of the calling thread, through
+ * node:inspector (in a worker thread, `Session.connect()` reaches that
+ * thread's own isolate). Used by the serving thread for itself
+ * (profiling.ts) and by each shard thread when asked over its channel
+ * (shards/shard-runtime.ts). One at a time per thread: the inspector has one
+ * profiler, and two heap snapshots at once would double the memory spike.
+ */
+import { Session } from 'node:inspector/promises';
+
+export type ProfileKind = 'cpu' | 'heap';
+
+/** Per module instance, so per thread: each thread loads its own copy of this module. */
+let busy = false;
+
+/**
+ * Takes the profile; null when one is already being taken on this thread.
+ * A CPU profile lasts `seconds`, or less if `stopEarly` calls back first.
+ * The result is a buffer of its own (transferable to another thread).
+ */
+export async function takeProfile(kind: ProfileKind, seconds: number, stopEarly?: (stop: () => void) => void): Promise<Uint8Array | null> {
+  if (busy) return null;
+  busy = true;
+  const session = new Session();
+  try {
+    session.connect();
+    return kind === 'cpu' ? await cpuProfile(session, seconds, stopEarly) : await heapSnapshot(session);
+  } finally {
+    session.disconnect();
+    busy = false;
+  }
+}
+
+/** A copy that owns its whole ArrayBuffer (small Buffers share Node's pool: never transfer those). */
+function owned(buf: Buffer): Uint8Array {
+  if (buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength) return buf;
+  const out = new Uint8Array(buf.byteLength);
+  out.set(buf);
+  return out;
+}
+
+async function cpuProfile(session: Session, seconds: number, stopEarly?: (stop: () => void) => void): Promise<Uint8Array> {
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, seconds * 1000);
+    stopEarly?.(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  const { profile } = await session.post('Profiler.stop');
+  await session.post('Profiler.disable');
+  return owned(Buffer.from(JSON.stringify(profile)));
+}
+
+async function heapSnapshot(session: Session): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  session.on('HeapProfiler.addHeapSnapshotChunk', (m) => chunks.push(Buffer.from(m.params.chunk)));
+  await session.post('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+  return owned(Buffer.concat(chunks));
+}
