@@ -52,6 +52,9 @@ import { auditFilters, type AuditSink } from '../audit/index.ts';
 import { RequestDrain, ShutdownSignals } from './lifecycle.ts';
 import { crdResourceTypes } from '../apiextensions/crd-types.ts';
 import { installCustomResources } from '../apiextensions/install.ts';
+import { FlowcontrolController } from '../flowcontrol/controller.ts';
+import { FlowcontrolMetrics } from '../flowcontrol/metrics.ts';
+import { names } from '../naming/index.ts';
 
 /**
  * The review resources answer through this thread's authenticators and
@@ -295,6 +298,18 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       profiling: opts.profiling ? handleProfiling : undefined,
     });
     const audit = await auditFilters(opts.audit, inp.auditSink, logger);
+    // Priority and fairness: each serving thread has its share of the seats (docs/architecture.md, "Priority and fairness").
+    let flowcontrol: FlowcontrolController | undefined;
+    if (opts.enablePriorityAndFairness) {
+      const total = opts.maxRequestsInflight + opts.maxMutatingRequestsInflight;
+      const controller = new FlowcontrolController(router, registry, {
+        serverConcurrencyLimit: Math.max(1, Math.ceil(total / Math.max(1, opts.frontendThreads))),
+        metrics: new FlowcontrolMetrics(metrics.registry),
+        headerNames: names.apfHeaders,
+      });
+      cleanups.push(() => controller.close());
+      flowcontrol = controller;
+    }
     const chain = buildHandlerChain({
       audit: audit?.audit,
       auditFailedAuthentication: audit?.failedAuthentication,
@@ -314,6 +329,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       reportsInflight: inp.reportsInflight,
       shutdown: { signals: shutdown, drain, sendRetryAfter: opts.shutdownSendRetryAfter },
       goawayChance: opts.goawayChance,
+      flowcontrol,
     });
     const handler: RequestHandler = (req, res) => {
       threadRequests.inc();
