@@ -59,21 +59,21 @@ export function withPriorityAndFairness(opts: PriorityAndFairnessOptions): Filte
     if (queues !== null) {
       const r = queues.start(flowHash(route.schema.name, flowDistinguisher(route.schema.distinguisher, info, user)));
       if (typeof r === 'string') {
-        series.rejected[r].inc();
+        series.rejected[r]++;
         series.waitRejected.observe(0);
         writeStatus(ctx.res, tooMany);
         return;
       }
       ticket = r;
       if (r.state === 'waiting') {
-        series.inQueue.inc();
+        series.inQueue++;
         series.queueLengthAfterEnqueue.observe(r.queue?.waiting.length ?? 0);
         const left = ctx.deadline === undefined ? requestWaitLimitMs : Math.min(requestWaitLimitMs, ctx.deadline - Date.now());
         const executing = await queues.wait(r, left, ctx.req.signal);
-        series.inQueue.dec();
+        series.inQueue--;
         if (!executing) {
           const reason = r.reason ?? 'time-out';
-          series.rejected[reason].inc();
+          series.rejected[reason]++;
           series.waitRejected.observe(r.waitSeconds);
           if (reason !== 'cancelled') writeStatus(ctx.res, tooMany);
           return;
@@ -84,8 +84,8 @@ export function withPriorityAndFairness(opts: PriorityAndFairnessOptions): Filte
       series.waitExecuted.observe(0);
     }
 
-    series.dispatched.inc();
-    series.executing.inc();
+    series.dispatched++;
+    series.executing++;
     inflight.add(mutating, 1);
     const startedAt = performance.now();
     let released = false;
@@ -94,7 +94,7 @@ export function withPriorityAndFairness(opts: PriorityAndFairnessOptions): Filte
       if (released) return;
       released = true;
       clearTimeout(initTimer);
-      series.executing.dec();
+      series.executing--;
       series.execution.observe((performance.now() - startedAt) / 1000);
       inflight.add(mutating, -1);
       if (ticket !== undefined) queues!.finish(ticket);
