@@ -148,6 +148,12 @@ describe('priority and fairness on (the default)', () => {
     assert.equal(r.status, 200);
     assert.ok(FS_HEADER in r.headers, JSON.stringify(r.headers));
     assert.ok(PL_HEADER in r.headers);
+    if (t.uwsPort !== null) {
+      // The uWS front end sends them too (empty UIDs while the mandatory objects are only imagined).
+      const u = await t.request('GET', '/api/v1/namespaces/default', undefined, { ...as('erin'), uws: true });
+      assert.equal(u.status, 200);
+      assert.ok(FS_HEADER in u.headers && PL_HEADER in u.headers, JSON.stringify(u.headers));
+    }
     // Many more admin requests than seats, all at once: none is turned away.
     const many = await Promise.all(Array.from({ length: 20 }, () => t.request('GET', '/api/v1/namespaces/default')));
     assert.deepEqual([...new Set(many.map((x) => x.status))], [200]);
