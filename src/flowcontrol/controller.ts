@@ -43,7 +43,7 @@ export interface Route {
 
 export interface ControllerOptions {
   /** This thread's share of the server's concurrency limit (seats over all Limited levels). */
-  readonly serverConcurrencyLimit: number;
+  serverConcurrencyLimit: number;
   readonly metrics: FlowcontrolMetrics;
   /** Response header names (the naming table's apfHeaders). */
   readonly headerNames: { readonly flowSchemaUid: string; readonly priorityLevelUid: string };
@@ -63,7 +63,7 @@ export class FlowcontrolController {
   readonly ready: Promise<void>;
 
   constructor(router: ShardAccess | undefined, registry: ResourceRegistry | undefined, opts: ControllerOptions) {
-    this.#opts = opts;
+    this.#opts = { ...opts };
     const group = apiGroup('flowcontrol.apiserver');
     const fs = registry?.lookup(group, 'v1beta2', 'flowschemas');
     const pl = registry?.lookup(group, 'v1beta2', 'prioritylevelconfigurations');
@@ -83,6 +83,15 @@ export class FlowcontrolController {
   /** The route of a request: its schema, level and metric series. */
   classify(info: RequestInfo, user: UserInfo): Route {
     return this.#classifier.classify(info, user)?.level ?? this.#fallback;
+  }
+
+  /** A new share of the server's seats (the main thread serving alone after all): every level is resized at once. */
+  setServerConcurrencyLimit(seats: number): void {
+    if (seats === this.#opts.serverConcurrencyLimit) return;
+    this.#opts.serverConcurrencyLimit = seats;
+    const built = this.#digest();
+    this.#classifier = built.classifier;
+    this.#fallback = built.fallback;
   }
 
   /** The level of a name (tests, diagnostics). */

@@ -128,6 +128,8 @@ export interface Pipeline {
   /** This thread's shutdown phase (shared) and its requests to drain on shutdown. */
   readonly shutdown: ShutdownSignals;
   readonly drain: RequestDrain;
+  /** This thread's priority-and-fairness configuration (undefined with --enable-priority-and-fairness=false). */
+  readonly flowcontrol: FlowcontrolController | undefined;
   close(): Promise<void>;
 }
 
@@ -303,6 +305,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     if (opts.enablePriorityAndFairness) {
       const total = opts.maxRequestsInflight + opts.maxMutatingRequestsInflight;
       const controller = new FlowcontrolController(router, registry, {
+        // The main thread learns later if it serves alone after all (server.ts gives it every seat then).
         serverConcurrencyLimit: Math.max(1, Math.ceil(total / Math.max(1, opts.frontendThreads))),
         metrics: new FlowcontrolMetrics(metrics.registry),
         headerNames: names.apfHeaders,
@@ -335,7 +338,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       threadRequests.inc();
       return chain(req, res);
     };
-    return { handler, store, metrics, health, objects, serviceAllocators, authorizer, shutdown, drain, close };
+    return { handler, store, metrics, health, objects, serviceAllocators, authorizer, shutdown, drain, flowcontrol, close };
   } catch (err) {
     await close();
     throw err;

@@ -362,6 +362,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       cleanups.push(() => started.close());
     } else if (opts.frontendThreads > 1) {
       logger.info({}, 'no port the front-end threads can share (uWS off, and node:http2 cannot share the secure port on this Node.js): serving from the main thread alone');
+      // Priority and fairness: the main thread's share of the seats was one of several; it is all of them now.
+      pipeline.flowcontrol?.setServerConcurrencyLimit(Math.max(1, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight));
     }
     started = true;
     logger.info(

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { startTestServer, type HttpAnswer, type TestServer } from '../support/test-server.ts';
 import { allow, startAdmissionWebhook, type AdmissionWebhookServer } from '../admission/support/admission-webhook.ts';
 import { apiGroup, names } from '../../src/naming/index.ts';
+import { SKIP_WITHOUT_UWS } from '../support/uws-toggle.ts';
 
 const FC = `/apis/${apiGroup('flowcontrol.apiserver')}/v1beta2`;
 const FS_HEADER = names.apfHeaders.flowSchemaUid.toLowerCase();
@@ -297,5 +298,28 @@ describe('priority and fairness off', () => {
     holder.release();
     assert.equal((await held.done).status, 201);
     assert.doesNotMatch((await t.request('GET', '/metrics')).body, /^apiserver_flowcontrol_dispatched_requests_total\{/m);
+  });
+});
+
+describe('priority and fairness with two serving threads', { skip: SKIP_WITHOUT_UWS }, () => {
+  let t: TestServer;
+
+  before(async () => {
+    t = await startTestServer(['--frontend-threads=2', '--max-requests-inflight=3', '--max-mutating-requests-inflight=2']);
+  });
+
+  after(async () => {
+    await t?.stop();
+  });
+
+  test('each thread has its share of the seats; /metrics sums them', async () => {
+    // catch-all's seats per thread: ceil(ceil(5 / 2) * 5 / Σ shares of the Limited levels), whatever levels exist.
+    const pls = (await t.request('GET', `${FC}/prioritylevelconfigurations`)).json<{ items: Array<{ metadata: { name: string }; spec: { type: string; limited?: { assuredConcurrencyShares?: number } } }> }>().items;
+    let shares = pls.filter((p) => p.spec.type === 'Limited').reduce((sum, p) => sum + (p.spec.limited?.assuredConcurrencyShares ?? 30), 0);
+    if (!pls.some((p) => p.metadata.name === 'catch-all')) shares += 5; // imagined
+    const catchAllShares = pls.find((p) => p.metadata.name === 'catch-all')?.spec.limited?.assuredConcurrencyShares ?? 5;
+    const perThread = Math.max(1, Math.ceil((Math.ceil(5 / 2) * catchAllShares) / shares));
+    const text = (await t.request('GET', '/metrics')).body;
+    assert.equal(metricValue(text, 'apiserver_flowcontrol_request_concurrency_limit', { priority_level: 'catch-all' }), 2 * perThread, text.split('\n').filter((l) => l.includes('concurrency_limit')).join('\n'));
   });
 });
