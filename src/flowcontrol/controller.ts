@@ -24,8 +24,6 @@ import { QueueSet } from './queueset.ts';
 import type { FlowSchemaConfig, PriorityLevelConfig } from './types.ts';
 import { FLOW_SCHEMA_CATCH_ALL, FLOW_SCHEMA_EXEMPT, MANDATORY_FS_CATCH_ALL, MANDATORY_FS_EXEMPT, MANDATORY_PL_CATCH_ALL, MANDATORY_PL_EXEMPT } from './mandatory.ts';
 import type { FlowcontrolMetrics, FlowSeries } from './metrics.ts';
-import type { KObject } from '../registry/object.ts';
-import { withDanglingCondition } from './dangling.ts';
 
 /** A priority level as requests see it. */
 export interface Level {
@@ -49,16 +47,7 @@ export interface ControllerOptions {
   readonly metrics: FlowcontrolMetrics;
   /** Response header names (the naming table's apfHeaders). */
   readonly headerNames: { readonly flowSchemaUid: string; readonly priorityLevelUid: string };
-  /**
-   * Writes a FlowSchema's status (its Dangling condition; dangling.ts); one
-   * thread per process is given it. It rejects when the write failed (the
-   * controller looks again a second later); logging is the writer's.
-   */
-  readonly writeStatus?: ((fs: KObject) => Promise<void>) | undefined;
 }
-
-/** How long after a failed status write the schemas are looked at again. */
-const RETRY_MS = 1000;
 
 export class FlowcontrolController {
   readonly #opts: ControllerOptions;
@@ -69,9 +58,6 @@ export class FlowcontrolController {
   #classifier: Classifier<Route>;
   #fallback: Route;
   #pending = false;
-  #closed = false;
-  /** Schemas whose status write is on its way (name → the priority level written for). */
-  readonly #writing = new Map<string, string>();
 
   /** Settles once both watches delivered their initial state (at once without the API). */
   readonly ready: Promise<void>;
@@ -114,7 +100,6 @@ export class FlowcontrolController {
   }
 
   close(): void {
-    this.#closed = true;
     for (const m of this.#mirrors) m.close();
   }
 
@@ -124,29 +109,9 @@ export class FlowcontrolController {
     this.#pending = true;
     queueMicrotask(() => {
       this.#pending = false;
-      if (this.#closed) return;
       const built = this.#digest();
       this.#classifier = built.classifier;
       this.#fallback = built.fallback;
-    });
-  }
-
-  /** Writes the schema's Dangling condition when it says otherwise (only once the store's state is complete). */
-  #keepDangling(o: KObject, c: FlowSchemaConfig, exists: boolean): void {
-    const write = this.#opts.writeStatus;
-    if (write === undefined || !this.#schemas!.synced || !this.#levels!.synced) return;
-    const next = withDanglingCondition(o, c.priorityLevel, exists, new Date());
-    if (next === undefined || this.#writing.get(c.name) === `${c.priorityLevel}/${exists}`) return;
-    const key = `${c.priorityLevel}/${exists}`;
-    this.#writing.set(c.name, key);
-    const done = (): void => {
-      if (this.#writing.get(c.name) === key) this.#writing.delete(c.name);
-    };
-    write(next).then(done, () => {
-      done();
-      // A conflict (the schema changed meanwhile) or a store error: look again in a while, not in a loop.
-      if (this.#closed) return;
-      setTimeout(() => this.#scheduleDigest(), RETRY_MS).unref();
     });
   }
 
@@ -190,7 +155,6 @@ export class FlowcontrolController {
       const c = parseFlowSchema(o);
       if (c === undefined) continue;
       schemas.push(c);
-      this.#keepDangling(o, c, levels.has(c.priorityLevel));
       if (c.name === FLOW_SCHEMA_EXEMPT) haveExempt = true;
       if (c.name === FLOW_SCHEMA_CATCH_ALL) haveCatchAll = true;
     }

@@ -54,7 +54,6 @@ import { crdResourceTypes } from '../apiextensions/crd-types.ts';
 import { installCustomResources } from '../apiextensions/install.ts';
 import { FlowcontrolController } from '../flowcontrol/controller.ts';
 import { FlowcontrolMetrics } from '../flowcontrol/metrics.ts';
-import { flowSchemaStatusWriter } from '../flowcontrol/status-writer.ts';
 import { names } from '../naming/index.ts';
 
 /**
@@ -310,8 +309,6 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
         serverConcurrencyLimit: Math.max(1, Math.ceil(total / Math.max(1, opts.frontendThreads))),
         metrics: new FlowcontrolMetrics(metrics.registry),
         headerNames: names.apfHeaders,
-        // One thread per process keeps the FlowSchemas' Dangling condition.
-        writeStatus: inp.thread === 0 ? flowSchemaStatusWriter(store, registry, logger) : undefined,
       });
       cleanups.push(() => controller.close());
       flowcontrol = controller;
