@@ -187,6 +187,7 @@ export async function serveWatch(
     const finish = (last?: Uint8Array): void => {
       if (done) return;
       done = true;
+      ctx.watchInitialized();
       timer.cancel();
       unregister?.();
       clearTimeout(pumpTimer);
@@ -241,6 +242,7 @@ export async function serveWatch(
               if (done) return;
               sendHeader();
               res.write(transform === undefined ? served : transform(served));
+              ctx.watchInitialized();
             });
             return;
           }
@@ -254,6 +256,8 @@ export async function serveWatch(
               heldBytes += out.byteLength;
               if (pumpTimer === undefined) pump();
             }
+            // The first frames carry the initial state (priority and fairness releases the watch's seat).
+            ctx.watchInitialized();
           } catch (err) {
             // This watcher alone: the shard's other watchers got the same frames.
             failure = err;
@@ -286,6 +290,8 @@ export async function serveWatch(
     // The header goes out at once so that clients see the watch established.
     try {
       establish();
+      // Starting from a revision: there is no initial state to send.
+      if (start.kind === 'from') ctx.watchInitialized();
     } catch (err) {
       failure = err;
       finish();

@@ -63,6 +63,8 @@ export interface NamingTable {
   readonly clusterInfoJwsKey: 'token' | 'token-secret';
   /** The exec credential plugin's environment variable. */
   readonly execInfoEnv: string;
+  /** Response headers naming the FlowSchema and priority level that classified a request (the original's X-Kubernetes-PF-*-UID). */
+  readonly apfHeaders: { readonly flowSchemaUid: string; readonly priorityLevelUid: string };
   /** Annotation on the last bookmark of a watch's initial events. */
   readonly initialEventsEndAnnotation: string;
   /** Initial-events annotations a Table stream recognises (ours and the original's). */
@@ -245,6 +247,7 @@ const ORCH: NamingTable = {
   clusterInfoKey: 'orchconfig',
   clusterInfoJwsKey: 'token',
   execInfoEnv: 'ORCH_EXEC_INFO',
+  apfHeaders: { flowSchemaUid: 'X-Orch-PF-FlowSchema-UID', priorityLevelUid: 'X-Orch-PF-PriorityLevel-UID' },
   initialEventsEndAnnotation: 'orch.io/initial-events-end',
   initialEventsEndAnnotations: ['orch.io/initial-events-end', 'k8s.io/initial-events-end'],
   signers: {
@@ -363,6 +366,7 @@ const KUBERNETES: NamingTable = {
   clusterInfoKey: 'kubeconfig',
   clusterInfoJwsKey: 'token-secret',
   execInfoEnv: 'KUBERNETES_EXEC_INFO',
+  apfHeaders: { flowSchemaUid: 'X-Kubernetes-PF-FlowSchema-UID', priorityLevelUid: 'X-Kubernetes-PF-PriorityLevel-UID' },
   initialEventsEndAnnotation: 'k8s.io/initial-events-end',
   initialEventsEndAnnotations: ['k8s.io/initial-events-end'],
   signers: {

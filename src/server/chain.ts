@@ -3,8 +3,8 @@
  * DefaultBuildHandlerChain. Outside in:
  *
  *   panic recovery -> request info -> logging -> metrics -> shutdown
- *   -> goaway -> timeout -> authentication -> audit -> impersonation -> max in-flight -> authorization
- *   -> handler
+ *   -> goaway -> timeout -> authentication -> audit -> impersonation
+ *   -> priority and fairness (or max in-flight) -> authorization -> handler
  *
  * Every filter is built once here; a request only allocates its context and
  * the response tracker. Errors the handler throws are written inside logging
@@ -31,6 +31,8 @@ import { withAuthentication } from './filters/with-authentication.ts';
 import { withImpersonation } from './filters/with-impersonation.ts';
 import { InflightCounter, withMaxInflight, type InflightCounts } from './filters/with-max-inflight.ts';
 import { withAuthorization } from './filters/with-authorization.ts';
+import { withPriorityAndFairness } from './filters/with-priority-and-fairness.ts';
+import type { FlowcontrolController } from '../flowcontrol/controller.ts';
 import { writeStatus } from './filters/write-status.ts';
 import { withShutdown, type ShutdownFilterOptions } from './filters/with-shutdown.ts';
 import { withGoaway } from './filters/with-goaway.ts';
@@ -75,6 +77,11 @@ export interface HandlerChainDeps {
   readonly shutdown?: ShutdownFilterOptions | undefined;
   /** `--goaway-chance` (0: off). */
   readonly goawayChance?: number | undefined;
+  /**
+   * Priority and fairness (`--enable-priority-and-fairness`): this thread's
+   * flow-control configuration; it replaces max in-flight, as in the original.
+   */
+  readonly flowcontrol?: FlowcontrolController | undefined;
 }
 
 export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
@@ -82,7 +89,10 @@ export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
   const inflight = deps.inflight ?? new InflightCounter();
   if (deps.reportsInflight ?? true) metrics.setInflightSource(() => inflight.takeWatermark());
 
-  const maxInflight = withMaxInflight(options, inflight);
+  const maxInflight =
+    deps.flowcontrol !== undefined
+      ? withPriorityAndFairness({ controller: deps.flowcontrol, requestWaitLimitMs: options.requestTimeoutMs / 4, inflight })
+      : withMaxInflight(options, inflight);
   const goaway = withGoaway(deps.goawayChance ?? 0);
   const filters: Filter[] = [
     withPanicRecovery(logger, metrics),

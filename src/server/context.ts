@@ -63,6 +63,11 @@ export class RequestContext {
   authorization: { readonly decision: string; readonly reason: string } | undefined;
   /** Set when the handler failed with an error of the server's making (a Go panic): audit's Panic stage. */
   panicked = false;
+  /**
+   * Set by priority and fairness on a watch: the seat it holds until its
+   * initial events are out. The watch handler calls watchInitialized().
+   */
+  onWatchInitialized: (() => void) | undefined;
   #auditAnnotations: Map<string, string> | undefined;
   #auditID: string | undefined;
 
@@ -79,6 +84,14 @@ export class RequestContext {
     readonly res: ApiResponse,
   ) {
     this.req = req;
+  }
+
+  /** The watch's initial events are sent (or it starts from a revision, or it ended): release what waits for that. */
+  watchInitialized(): void {
+    const f = this.onWatchInitialized;
+    if (f === undefined) return;
+    this.onWatchInitialized = undefined;
+    f();
   }
 
   /** Admission's recorder (AdmissionRecorder): a warning for the response. */

@@ -117,6 +117,10 @@ export function validateOptions(o: ServerOptions): void {
   problems.push(...admissionPluginProblems(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
   problems.push(...podSecurityOptionProblems(o, admissionPluginEnabled('PodSecurity', o.enableAdmissionPlugins, o.disableAdmissionPlugins)));
   problems.push(...timerProblems(o));
+  if (o.enablePriorityAndFairness && o.maxRequestsInflight + o.maxMutatingRequestsInflight <= 0) {
+    // The original's check: the sum is the seats of every priority level.
+    problems.push(`invalid configuration: MaxRequestsInFlight=${o.maxRequestsInflight} and MaxMutatingRequestsInFlight=${o.maxMutatingRequestsInflight}; they must add up to something positive`);
+  }
   problems.push(...controllerProblems(o));
   problems.push(...fileProblems(o));
   problems.push(...oidcOptionProblems(o.oidc));

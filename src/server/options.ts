@@ -86,6 +86,8 @@ export interface ServerOptions {
   serviceAccountJwksUri: string | undefined;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** `--enable-priority-and-fairness` (default true): API Priority and Fairness in place of max in-flight. */
+  enablePriorityAndFairness: boolean;
   requestTimeoutMs: number;
   minRequestTimeoutSeconds: number;
   http2MaxStreamsPerConnection: number;
@@ -330,6 +332,11 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   },
   'max-requests-inflight': { set: (o, v) => (o.maxRequestsInflight = int('max-requests-inflight', 0, 1 << 20)(v)), help: 'read-only in-flight limit (0 = none)' },
   'max-mutating-requests-inflight': { set: (o, v) => (o.maxMutatingRequestsInflight = int('max-mutating-requests-inflight', 0, 1 << 20)(v)), help: 'mutating in-flight limit (0 = none)' },
+  'enable-priority-and-fairness': {
+    set: (o, v) => (o.enablePriorityAndFairness = bool('enable-priority-and-fairness')(v)),
+    boolean: true,
+    help: 'classify and queue requests by FlowSchemas and PriorityLevelConfigurations; the two in-flight limits summed are the seats shared by the levels (default true; false: max in-flight limits)',
+  },
   'request-timeout': { set: (o, v) => (o.requestTimeoutMs = parseDuration(v)), help: 'timeout of non-long-running requests' },
   'min-request-timeout': { set: (o, v) => (o.minRequestTimeoutSeconds = int('min-request-timeout', 1, 1 << 30)(v)), help: 'minimum watch timeout, seconds' },
   'http2-max-streams-per-connection': { set: (o, v) => (o.http2MaxStreamsPerConnection = int('http2-max-streams-per-connection', 0, 1 << 20)(v)), help: "HTTP/2 streams per connection (0 = 250, the original's default)" },
@@ -589,6 +596,7 @@ export function defaultOptions(): ServerOptions {
     serviceAccountJwksUri: undefined,
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
+    enablePriorityAndFairness: true,
     requestTimeoutMs: 60_000,
     minRequestTimeoutSeconds: 1800,
     http2MaxStreamsPerConnection: 0,

@@ -52,6 +52,9 @@ import { auditFilters, type AuditSink } from '../audit/index.ts';
 import { RequestDrain, ShutdownSignals } from './lifecycle.ts';
 import { crdResourceTypes } from '../apiextensions/crd-types.ts';
 import { installCustomResources } from '../apiextensions/install.ts';
+import { FlowcontrolController } from '../flowcontrol/controller.ts';
+import { FlowcontrolMetrics } from '../flowcontrol/metrics.ts';
+import { names } from '../naming/index.ts';
 
 /**
  * The review resources answer through this thread's authenticators and
@@ -125,6 +128,8 @@ export interface Pipeline {
   /** This thread's shutdown phase (shared) and its requests to drain on shutdown. */
   readonly shutdown: ShutdownSignals;
   readonly drain: RequestDrain;
+  /** This thread's priority-and-fairness configuration (undefined with --enable-priority-and-fairness=false). */
+  readonly flowcontrol: FlowcontrolController | undefined;
   close(): Promise<void>;
 }
 
@@ -297,6 +302,19 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     const audit = await auditFilters(opts.audit, inp.auditSink, logger, metrics.audit);
     // First on close: the events of the last requests go to the sink before it is closed.
     if (audit !== undefined) cleanups.push(() => audit.flush());
+    // Priority and fairness: each serving thread has its share of the seats (docs/architecture.md, "Priority and fairness").
+    let flowcontrol: FlowcontrolController | undefined;
+    if (opts.enablePriorityAndFairness) {
+      const total = opts.maxRequestsInflight + opts.maxMutatingRequestsInflight;
+      const controller = new FlowcontrolController(router, registry, {
+        // The main thread learns later if it serves alone after all (server.ts gives it every seat then).
+        serverConcurrencyLimit: Math.max(1, Math.ceil(total / Math.max(1, opts.frontendThreads))),
+        metrics: new FlowcontrolMetrics(metrics.registry),
+        headerNames: names.apfHeaders,
+      });
+      cleanups.push(() => controller.close());
+      flowcontrol = controller;
+    }
     const chain = buildHandlerChain({
       audit: audit?.audit,
       auditFailedAuthentication: audit?.failedAuthentication,
@@ -316,12 +334,13 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       reportsInflight: inp.reportsInflight,
       shutdown: { signals: shutdown, drain, sendRetryAfter: opts.shutdownSendRetryAfter },
       goawayChance: opts.goawayChance,
+      flowcontrol,
     });
     const handler: RequestHandler = (req, res) => {
       threadRequests.inc();
       return chain(req, res);
     };
-    return { handler, store, metrics, health, objects, serviceAllocators, authorizer, shutdown, drain, close };
+    return { handler, store, metrics, health, objects, serviceAllocators, authorizer, shutdown, drain, flowcontrol, close };
   } catch (err) {
     await close();
     throw err;

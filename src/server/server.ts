@@ -208,7 +208,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     // The mandatory and suggested priority-and-fairness objects, kept up to date (the original's
     // priority-and-fairness-config-producer hook), and the FlowSchemas' Dangling condition.
     let apfBootstrap: ApfBootstrap | null = null;
-    if (((opts as { enablePriorityAndFairness?: boolean }).enablePriorityAndFairness ?? true) === true) {
+    if (opts.enablePriorityAndFairness) {
       apfBootstrap = await startApfBootstrap({ store: genericStore, registry, log: logger, addBootCheck: (name, check) => health.addBootSequence(name, check) });
       const started = apfBootstrap;
       if (started !== null) cleanups.push(() => started.stop());
@@ -375,6 +375,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       cleanups.push(() => started.close());
     } else if (opts.frontendThreads > 1) {
       logger.info({}, 'no port the front-end threads can share (uWS off, and node:http2 cannot share the secure port on this Node.js): serving from the main thread alone');
+      // Priority and fairness: the main thread's share of the seats was one of several; it is all of them now.
+      pipeline.flowcontrol?.setServerConcurrencyLimit(Math.max(1, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight));
     }
     started = true;
     logger.info(

@@ -20,9 +20,8 @@ it('no bootstrap objects and no post-start check when priority and fairness is o
   const options = parseArgs([
     `--secure-port=${await freePort()}`, '--uws-port=0', '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, '--shards=1',
     '--frontend-threads=1', `--api-flavor=${processApiFlavor()}`, '--controllers=*,-root-ca-cert-publisher',
+    '--enable-priority-and-fairness=false',
   ]);
-  // The flag's field, as server.ts reads it (the flag itself comes with the request filter's options).
-  Object.assign(options, { enablePriorityAndFairness: false });
   const server = await startServer(options, createLogger({ level: 'silent' }));
   try {
     assert.equal(server.apfBootstrap, null);

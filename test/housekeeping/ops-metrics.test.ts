@@ -24,6 +24,8 @@ const DRIVEN = [
   'apiserver_storage_request_duration_seconds',
   'apiserver_admission_webhook_rejection_count',
   'apiserver_current_inflight_requests',
+  'apiserver_flowcontrol_request_concurrency_limit',
+  'apiserver_flowcontrol_request_wait_duration_seconds',
 ];
 
 let t: TestServer;

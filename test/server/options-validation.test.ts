@@ -81,3 +81,13 @@ describe('flag validation happens before any side effect', () => {
     }
   });
 });
+
+describe('priority and fairness flags', () => {
+  it('defaults to on; the two in-flight limits must add up to something positive while it is on', () => {
+    assert.equal(parseArgs([]).enablePriorityAndFairness, true);
+    assert.equal(parseArgs(['--enable-priority-and-fairness=false']).enablePriorityAndFairness, false);
+    assert.match(optionsError(['--max-requests-inflight=0', '--max-mutating-requests-inflight=0']), /MaxRequestsInFlight=0 and MaxMutatingRequestsInFlight=0; they must add up to something positive/);
+    // Off: 0 disables the limits, as before.
+    assert.equal(parseArgs(['--enable-priority-and-fairness=false', '--max-requests-inflight=0', '--max-mutating-requests-inflight=0']).maxRequestsInflight, 0);
+  });
+});
