@@ -14,10 +14,9 @@
  * Knobs: BENCH_ADMISSION_SECONDS=5, BENCH_ADMISSION_RUNS=3, BENCH_H2LOAD_CLIENTS=32,
  * BENCH_ADMISSION_PORTS=uws-h1,secure-h2. Skips with a message without h2load.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { argValue, envNumber } from '../lib/env.ts';
+import { argValue, envNumber, haveCommand } from '../lib/env.ts';
 import { describeMachine, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { median } from '../lib/stats.ts';
@@ -43,15 +42,6 @@ const BODIES: Record<Kind, unknown> = {
   pods: { apiVersion: 'v1', kind: 'Pod', metadata: { generateName: 'adm-' }, spec: { containers: [{ name: 'c', image: 'registry.example/app:1' }] } },
 };
 
-function have(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Until the `default` service account exists (the ServiceAccount plugin refuses pods before it). */
 async function untilReady(server: ServerHandle): Promise<void> {
   const client = new H1Client('probe', server.securePort, server.ca, server.token, { maxSockets: 1 });
@@ -72,7 +62,7 @@ const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleS
 const row = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
 
 async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  if (!have('h2load')) {
+  if (!haveCommand('h2load')) {
     console.log('admission benchmark skipped: h2load is not installed (apt-get install nghttp2-client).');
     return 0;
   }

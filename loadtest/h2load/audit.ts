@@ -16,10 +16,9 @@
  * server, median), BENCH_H2LOAD_CLIENTS=32, BENCH_AUDIT_PORTS=uws-h1,secure-h2,
  * BENCH_AUDIT_MODES=batch,blocking. Skips with a message without h2load.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { argValue, envNumber } from '../lib/env.ts';
+import { argValue, envNumber, haveCommand } from '../lib/env.ts';
 import { describeMachine, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { median } from '../lib/stats.ts';
@@ -41,15 +40,6 @@ type AuditMode = 'batch' | 'blocking';
 type Server = 'off' | AuditMode;
 type Port = 'uws-h1' | 'secure-h2';
 const PORT_LABEL: Record<Port, string> = { 'uws-h1': 'uWS listener, HTTP/1.1', 'secure-h2': 'secure port, HTTP/2' };
-
-function have(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function seed(server: ServerHandle): Promise<void> {
   const client = new H1Client('seed', server.securePort, server.ca, server.token, { maxSockets: 16 });
@@ -75,7 +65,7 @@ async function loadAverage(): Promise<string> {
 }
 
 async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  if (!have('h2load')) {
+  if (!haveCommand('h2load')) {
     console.log('audit benchmark skipped: h2load is not installed (apt-get install nghttp2-client).');
     return 0;
   }

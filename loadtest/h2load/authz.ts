@@ -17,10 +17,9 @@
  * mode, median), BENCH_H2LOAD_CLIENTS=32, BENCH_AUTHZ_MODE=Node,RBAC,
  * BENCH_AUTHZ_PORTS=uws-h1,secure-h2. Skips with a message without h2load.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { argValue, envNumber } from '../lib/env.ts';
+import { argValue, envNumber, haveCommand } from '../lib/env.ts';
 import { describeMachine, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { median } from '../lib/stats.ts';
@@ -42,15 +41,6 @@ const RBAC = apiGroup('rbac.authorization');
 type Mode = 'AlwaysAllow' | 'authz';
 type Port = 'uws-h1' | 'secure-h2';
 const PORT_LABEL: Record<Port, string> = { 'uws-h1': 'uWS listener, HTTP/1.1', 'secure-h2': 'secure port, HTTP/2' };
-
-function have(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function send(client: H1Client, method: string, path: string, body: unknown, ok: number[]): Promise<Buffer | null> {
   const r = await client.request(method, path, Buffer.from(JSON.stringify(body)), true);
@@ -103,7 +93,7 @@ const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleS
 const row = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
 
 async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  if (!have('h2load')) {
+  if (!haveCommand('h2load')) {
     console.log('authorization benchmark skipped: h2load is not installed (apt-get install nghttp2-client).');
     return 0;
   }

@@ -31,7 +31,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { argValue, envNumber } from '../lib/env.ts';
+import { argValue, envNumber, haveCommand } from '../lib/env.ts';
 import { describeMachine, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { median } from '../lib/stats.ts';
@@ -56,15 +56,6 @@ interface Measured {
   readonly rate: number;
   readonly cpuUsPerRequest: number;
   readonly failed: number;
-}
-
-function have(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The server's threads all on the given CPUs (taskset -a: every thread, also those started later inherit). */
@@ -124,7 +115,7 @@ function row(cells: readonly string[]): string {
 const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
 
 async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  if (!have('h2load')) {
+  if (!haveCommand('h2load')) {
     console.log('h2load benchmark skipped: h2load is not installed (apt-get install nghttp2-client).');
     return 0;
   }
@@ -163,7 +154,7 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
           console.log(line);
           lines.push(line);
         }
-        if (have('taskset') && backend === 'embedded' && process.env['BENCH_H2LOAD_SCALING'] !== '0') {
+        if (haveCommand('taskset') && backend === 'embedded' && process.env['BENCH_H2LOAD_SCALING'] !== '0') {
           const uris = await rewriteUris(files.getUris, server.securePort, server.uwsPort, dir);
           const at: Record<string, { c: Measured; g: Measured }> = {};
           for (const cpus of ['0', '0-1']) {

@@ -21,7 +21,7 @@ import https from 'node:https';
 import os from 'node:os';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { argValue, envNumber } from '../lib/env.ts';
+import { argValue, envNumber, haveCommand } from '../lib/env.ts';
 import { describeMachine, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { median } from '../lib/stats.ts';
@@ -52,15 +52,6 @@ interface Sample {
   failed: number;
   /** Share of the requests served by the worker threads (0 with one thread). */
   workerShare: number;
-}
-
-function have(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function label(c: Config): string {
@@ -141,11 +132,11 @@ const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleS
 const row = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
 
 async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  if (!have('h2load')) {
+  if (!haveCommand('h2load')) {
     console.log('front-end threads benchmark skipped: h2load is not installed (apt-get install nghttp2-client).');
     return 0;
   }
-  const pin = PIN && have('taskset');
+  const pin = PIN && haveCommand('taskset');
   const out = argValue('out', argv) ?? join(REPO_ROOT, 'loadtest/results/frontend-threads.md');
   const configs: Config[] = COUNTS.flatMap((threads) => [{ threads, cpus: null }, ...(pin ? [{ threads, cpus: '0' }] : [])]);
   const samples = new Map<Config, Sample[]>(configs.map((c) => [c, []]));

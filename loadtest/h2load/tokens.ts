@@ -13,10 +13,9 @@
  * Knobs: BENCH_TOKENS_SECONDS=6 (one measured run), BENCH_TOKENS_RUNS=3 (per
  * kind, median), BENCH_H2LOAD_CLIENTS=32. Skips with a message without h2load.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { argValue, envNumber } from '../lib/env.ts';
+import { argValue, envNumber, haveCommand } from '../lib/env.ts';
 import { describeMachine, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { median } from '../lib/stats.ts';
@@ -34,15 +33,6 @@ const NS = '/api/v1/namespaces/default';
 type Kind = 'static' | 'service-account';
 type Port = 'uws-h1' | 'secure-h2';
 const PORT_LABEL: Record<Port, string> = { 'uws-h1': 'uWS listener, HTTP/1.1', 'secure-h2': 'secure port, HTTP/2' };
-
-function have(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function prepare(server: ServerHandle): Promise<string> {
   const client = new H1Client('seed', server.securePort, server.ca, server.token, { maxSockets: 16 });
@@ -68,7 +58,7 @@ const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleS
 const row = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
 
 async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  if (!have('h2load')) {
+  if (!haveCommand('h2load')) {
     console.log('token benchmark skipped: h2load is not installed (apt-get install nghttp2-client).');
     return 0;
   }

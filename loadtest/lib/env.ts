@@ -1,4 +1,5 @@
 /** Benchmark knobs read from the environment. */
+import { execFileSync } from 'node:child_process';
 
 /** A positive number from `name`, else `fallback`. */
 export function envNumber(name: string, fallback: number): number {
@@ -20,4 +21,14 @@ export function argValue(name: string, argv: readonly string[] = process.argv.sl
   const prefix = `--${name}=`;
   for (const a of argv) if (a.startsWith(prefix)) return a.slice(prefix.length);
   return undefined;
+}
+
+/** Whether `cmd` is on the PATH (h2load, curl, taskset: the benchmarks install nothing). */
+export function haveCommand(cmd: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -10,11 +10,10 @@
  * without them it says so and skips. Knobs: BENCH_LIST50K_COUNT=50000,
  * BENCH_LIST50K_RUNS=3, BENCH_ORIGINAL_APISERVER (as --original).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describeServer, REPO_ROOT, startApiServer, stopEverything, type ServerHandle } from '../api/server.ts';
-import { argValue, envNumber } from '../lib/env.ts';
+import { argValue, envNumber, haveCommand } from '../lib/env.ts';
 import { describeMachine, loadAverage, machineInfo } from '../lib/machine.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
 import { exitOnSignals, startOriginalApiServer, type OriginalHandle } from '../original/apiserver.ts';
@@ -25,18 +24,9 @@ import { LIST_NAMESPACE, listTable, listUserAgent, measureLists, seedConfigMaps 
 const COUNT = envNumber('BENCH_LIST50K_COUNT', 50_000);
 const RUNS = envNumber('BENCH_LIST50K_RUNS', 3);
 
-function have(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   for (const cmd of ['h2load', 'curl']) {
-    if (!have(cmd)) {
+    if (!haveCommand(cmd)) {
       console.log(`LIST-50k benchmark skipped: ${cmd} is not installed (apt-get install ${cmd === 'h2load' ? 'nghttp2-client' : 'curl'}).`);
       return 0;
     }
