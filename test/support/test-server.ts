@@ -73,9 +73,25 @@ export async function startTestServer(
   opts: { dataDir?: string; logs?: { level: LogLevel; destination: LogDestination } } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'orch-e2e-')));
+  const logger = createLogger(opts.logs ?? { level: (process.env['ORCH_TEST_LOG'] as 'info' | undefined) ?? 'silent' });
+  // A free port can be taken by a parallel test file between freePort() and the server's listen; the server
+  // cleans up after a failed start, so another pair of ports is tried (a real listen fault fails every try).
+  let server: RunningServer | undefined;
+  for (let attempt = 1; server === undefined; attempt++) {
+    try {
+      server = await startServer(await testServerOptions(dataDir, extraArgs), logger);
+    } catch (err) {
+      const lostPort = err instanceof Error && /could not listen|EADDRINUSE/.test(`${err.message} ${(err as NodeJS.ErrnoException).code ?? ''}`);
+      if (!lostPort || attempt >= 3) throw err;
+    }
+  }
+  return connectTestServer(server, dataDir, opts.dataDir === undefined);
+}
+
+async function testServerOptions(dataDir: string, extraArgs: string[]): Promise<ReturnType<typeof parseArgs>> {
   const securePort = await freePort();
   const uwsPort = await freePort();
-  const options = parseArgs([
+  return parseArgs([
     `--secure-port=${securePort}`,
     `--uws-port=${uwsPortArg(uwsPort)}`,
     '--bind-address=127.0.0.1',
@@ -90,8 +106,9 @@ export async function startTestServer(
     ...(extraArgs.some((a) => a.startsWith('--controllers')) ? [] : ['--controllers=*,-root-ca-cert-publisher']),
     ...extraArgs,
   ]);
-  const logger = createLogger(opts.logs ?? { level: (process.env['ORCH_TEST_LOG'] as 'info' | undefined) ?? 'silent' });
-  const server = await startServer(options, logger);
+}
+
+async function connectTestServer(server: RunningServer, dataDir: string, ownsDataDir: boolean): Promise<TestServer> {
   const files = server.files;
   const [ca, cert, key] = await Promise.all([fs.readFile(files.caCertPath), fs.readFile(files.adminCertPath), fs.readFile(files.adminKeyPath)]);
   const agent = new https.Agent({ ca, keepAlive: true });
@@ -200,7 +217,7 @@ export async function startTestServer(
       } finally {
         clearTimeout(timer);
       }
-      if (opts.dataDir === undefined) await fs.rm(dataDir, { recursive: true, force: true });
+      if (ownsDataDir) await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
 }
