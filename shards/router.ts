@@ -10,6 +10,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import type { ShardStoreConfig, StoreOpenNote } from '../src/storage/config.ts';
+import { SharedRevision } from '../src/storage/shared-revision.ts';
 import type { StoreHostResult, StoreHostTask } from '../workers/store-host-worker.ts';
 import { shardFor } from './hash.ts';
 import { Compactor } from '../src/storage/compactor.ts';
@@ -61,6 +62,7 @@ export class ShardRouter extends RoutedCalls {
     let storeHost: Piscina | null = null;
     let connectStore: (() => Promise<MessagePort>) | undefined;
     let storeOpenNotes: readonly StoreOpenNote[] = [];
+    let storeRevision: SharedRevision | undefined;
     if (opts.store.backend === 'embedded') {
       const host = new Piscina({
         ...workerEntry(storeHostWorkerFile),
@@ -73,7 +75,14 @@ export class ShardRouter extends RoutedCalls {
       storeHost = host;
       const { encryption: _keys, ...hostStore } = opts.store;
       // The store host sees sealed bytes only: the keys stay with the shards.
-      const opened: StoreHostResult = await host.run({ kind: 'open', store: hostStore, compactionIntervalMs: opts.compactionIntervalMs } satisfies StoreHostTask);
+      // Consistent reads in the shards read the committed revision from shared memory, not by a message.
+      storeRevision = SharedRevision.allocate();
+      const opened: StoreHostResult = await host.run({
+        kind: 'open',
+        store: hostStore,
+        compactionIntervalMs: opts.compactionIntervalMs,
+        revisionCell: storeRevision.buffer,
+      } satisfies StoreHostTask);
       storeOpenNotes = opened.notes ?? [];
       connectStore = async () => {
         const ch = new MessageChannel();
@@ -94,6 +103,7 @@ export class ShardRouter extends RoutedCalls {
           resources,
           store: opts.store,
           connectStore,
+          storeRevisionCell: storeRevision?.buffer,
           runtime: opts.runtime ?? {},
           onError: opts.onError,
           otherClientsResumeRevisions: (shard) => routerRef?.otherClientsResumeRevisions?.(shard) ?? Promise.resolve({}),

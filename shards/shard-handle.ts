@@ -46,6 +46,8 @@ export interface ShardHandleOptions {
   store: ShardStoreConfig;
   /** For the embedded backend: makes a fresh port connected to the store host. */
   connectStore?: (() => Promise<MessagePort>) | undefined;
+  /** The store host's committed revision in shared memory (embedded backend; storage/shared-revision.ts). */
+  storeRevisionCell?: SharedArrayBuffer | undefined;
   runtime: ShardRuntimeOptions;
   /** Called when the shard thread died unexpectedly and was restarted. */
   onRestart?: ((index: number) => void) | undefined;
@@ -109,6 +111,7 @@ export class ShardHandle {
       resources: this.#opts.resources,
       store: this.#opts.store,
       storePort,
+      storeRevisionCell: this.#opts.storeRevisionCell,
       options: this.#opts.runtime,
       loadAt,
     };

@@ -7,6 +7,7 @@
  * from then on all traffic uses the MessagePort handed over in `init`, and
  * those handed over by later `attach` tasks (front-end threads).
  */
+import { SharedRevision } from '../src/storage/shared-revision.ts';
 import type { MessagePort } from 'node:worker_threads';
 import type { Store } from '../src/storage/interface.ts';
 import { openOwnedStore, type ShardStoreConfig } from '../src/storage/config.ts';
@@ -23,6 +24,8 @@ export interface ShardInitTask {
   store: ShardStoreConfig;
   /** For the embedded backend: a port to the store host thread. */
   storePort?: MessagePort | undefined;
+  /** For the embedded backend: the store host's committed revision (storage/shared-revision.ts). */
+  storeRevisionCell?: SharedArrayBuffer | undefined;
   options: ShardRuntimeOptions;
   /** Load these resources as of these revisions so resuming watchers find their events. */
   loadAt?: Record<string, number> | undefined;
@@ -60,7 +63,7 @@ export default async function shardTask(task: ShardInitTask | ShardStopTask | Sh
   if (runtime !== null) throw new Error('shard already initialized');
   const raw =
     task.store.backend === 'embedded'
-      ? new RemoteStore(task.storePort!, 'embedded')
+      ? new RemoteStore(task.storePort!, 'embedded', task.storeRevisionCell === undefined ? undefined : new SharedRevision(task.storeRevisionCell))
       : await openOwnedStore(task.store);
   // Encryption at rest sits between the caches and the store: only sealed bytes reach the WAL, snapshots or etcd.
   store = task.store.encryption === undefined ? raw : await encryptingStore(raw, task.store.encryption, task.resources);

@@ -5,12 +5,20 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { Store } from '../src/storage/interface.ts';
-import { openOwnedStore, storeOpenNotes, type StoreConfig, type StoreOpenNote } from '../src/storage/config.ts';
+import { openOwnedStore, publishCommittedRevision, storeOpenNotes, type StoreConfig, type StoreOpenNote } from '../src/storage/config.ts';
+import { SharedRevision } from '../src/storage/shared-revision.ts';
 import { StoreServer } from '../src/storage/remote/server.ts';
 import { Compactor } from '../src/storage/compactor.ts';
 
 export type StoreHostTask =
-  | { kind: 'open'; store: StoreConfig; /** Compact history on this schedule (0 = never). */ compactionIntervalMs?: number }
+  | {
+      kind: 'open';
+      store: StoreConfig;
+      /** Compact history on this schedule (0 = never). */
+      compactionIntervalMs?: number;
+      /** Where to publish the committed revision for the shards' consistent reads (SharedRevision). */
+      revisionCell?: SharedArrayBuffer;
+    }
   | { kind: 'connect'; port: MessagePort }
   | { kind: 'close' };
 
@@ -30,6 +38,7 @@ export default async function storeHostTask(task: StoreHostTask): Promise<StoreH
       if (store !== null) throw new Error('store already open');
       store = await openOwnedStore(task.store);
       server = new StoreServer(store);
+      if (task.revisionCell !== undefined) await publishCommittedRevision(store, new SharedRevision(task.revisionCell));
       if (task.compactionIntervalMs !== undefined && task.compactionIntervalMs > 0) {
         // The host owns the only copy of the data, so it alone compacts it.
         compactor = new Compactor(store, { intervalMs: task.compactionIntervalMs });

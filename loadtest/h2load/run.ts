@@ -81,7 +81,7 @@ async function measure(server: ServerHandle, port: Port, run: Omit<H2loadRun, 'u
   };
 }
 
-async function prepareFiles(dir: string, securePort: number): Promise<{ createBody: string; getUris: string }> {
+export async function prepareFiles(dir: string, securePort: number): Promise<{ createBody: string; getUris: string }> {
   const createBody = join(dir, 'create.json');
   await writeFile(createBody, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'h2l-' }, data: { v: 'x'.repeat(1024) } }));
   const getUris = join(dir, 'get-uris.txt');
@@ -90,7 +90,7 @@ async function prepareFiles(dir: string, securePort: number): Promise<{ createBo
 }
 
 /** The objects the gets read, created with the Node client (32 at a time) before any measurement. */
-async function seedGets(server: ServerHandle): Promise<void> {
+export async function seedGets(server: ServerHandle): Promise<void> {
   const client = new H1Client('seed', server.securePort, server.ca, server.token, { maxSockets: 32 });
   try {
     let next = 0;
@@ -198,7 +198,7 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
   return 0;
 }
 
-async function rewriteUris(file: string, from: number, to: number | null, dir: string): Promise<string> {
+export async function rewriteUris(file: string, from: number, to: number | null, dir: string): Promise<string> {
   if (to === null) return file;
   const { readFile } = await import('node:fs/promises');
   const text = (await readFile(file, 'utf8')).replaceAll(`:${from}/`, `:${to}/`);

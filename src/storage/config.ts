@@ -2,6 +2,7 @@
  * StoreConfig says which backend a process (and each of its shards) uses.
  * It is plain data so that it can be handed to worker threads.
  */
+import type { SharedRevision } from './shared-revision.ts';
 import type { Store } from './interface.ts';
 import type { RecoveryNote } from './embedded/recovery.ts';
 import type { EncryptionConfig } from './encryption/config.ts';
@@ -39,4 +40,16 @@ export async function openOwnedStore(config: StoreConfig): Promise<Store> {
 export async function storeOpenNotes(store: Store): Promise<StoreOpenNote[]> {
   const { EmbeddedStore } = await import('./embedded/index.ts');
   return store instanceof EmbeddedStore ? store.stats().recovery.notes : [];
+}
+
+/**
+ * Publishes the embedded store's committed revision into `cell` from now on
+ * (storage/shared-revision.ts); false for stores that cannot (etcd: a
+ * consistent read must ask the cluster).
+ */
+export async function publishCommittedRevision(store: Store, cell: SharedRevision): Promise<boolean> {
+  const { EmbeddedStore } = await import('./embedded/index.ts');
+  if (!(store instanceof EmbeddedStore)) return false;
+  store.onCommitted((revision) => cell.publish(revision));
+  return true;
 }

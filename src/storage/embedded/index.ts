@@ -94,6 +94,8 @@ export class EmbeddedStore implements Store {
   readonly name = 'embedded';
 
   private committedRev: number;
+  /** Told each durable revision before the writers of its group are answered (onCommitted). */
+  private readonly committedListeners: Array<(revision: Revision) => void> = [];
   private closing: Promise<void> | null = null;
   /** Revision of the snapshot being written (pruning must not go past it), or null. */
   private snapshotBase: number | null = null;
@@ -125,6 +127,7 @@ export class EmbeddedStore implements Store {
       onDurable: (lastRevision) => {
         const from = this.committedRev;
         this.committedRev = lastRevision;
+        for (const listener of this.committedListeners) listener(lastRevision);
         this.hub.committed(from, lastRevision);
       },
       betweenGroups: () => this.maybeRotate(),
@@ -255,6 +258,16 @@ export class EmbeddedStore implements Store {
         closed = true;
       },
     };
+  }
+
+  /**
+   * Calls `listener` with the committed revision now and whenever a group
+   * commit becomes durable, before that group's writers are answered (the
+   * store host publishes it to the shards: storage/shared-revision.ts).
+   */
+  onCommitted(listener: (revision: Revision) => void): void {
+    this.committedListeners.push(listener);
+    listener(this.committedRev);
   }
 
   async currentRevision(): Promise<Revision> {

@@ -14,6 +14,7 @@ import type {
   WatchListener,
 } from '../interface.ts';
 import { StoreClosedError, StorageUnavailableError, storageErrorFromWire } from '../errors.ts';
+import type { SharedRevision } from '../shared-revision.ts';
 import { BatchedPort, type PortLike } from '../../../shards/batched-port.ts';
 import type { OkValue, StoreCall, StoreReply } from './protocol.ts';
 
@@ -33,8 +34,12 @@ export class RemoteStore implements Store {
   #nextId = 1;
   #closed = false;
 
-  constructor(port: PortLike, name = 'remote') {
+  /** The store host's committed revision, when it publishes one: consistent reads then need no message. */
+  readonly #committed: SharedRevision | undefined;
+
+  constructor(port: PortLike, name = 'remote', committed?: SharedRevision) {
     this.name = name;
+    this.#committed = committed;
     this.#port = new BatchedPort<StoreCall, StoreReply>(port, (replies) => this.#onReplies(replies));
     port.on('close', () => this.#fail(new StorageUnavailableError('store thread went away')));
   }
@@ -102,6 +107,7 @@ export class RemoteStore implements Store {
     return this.#call<RangeResult>({ op: 'range', prefix, options });
   }
   currentRevision(): Promise<Revision> {
+    if (this.#committed !== undefined && !this.#closed) return Promise.resolve(this.#committed.read());
     return this.#call<Revision>({ op: 'currentRevision' });
   }
   compactedRevision(): Promise<Revision> {
