@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type TransferListItem } from 'node:worker_threads';
 import { EmbeddedStore } from '../../src/storage/embedded/index.ts';
 import { publishCommittedRevision } from '../../src/storage/config.ts';
 import { RemoteStore } from '../../src/storage/remote/client.ts';
@@ -62,9 +62,9 @@ describe('SharedRevision', () => {
     // Counts what the client sends the store thread.
     let posts = 0;
     const port = {
-      postMessage: (value: unknown, transfer?: readonly Transferable[]) => {
+      postMessage: (value: unknown, transfer?: readonly TransferListItem[]) => {
         posts++;
-        ch.port2.postMessage(value, transfer as Transferable[]);
+        ch.port2.postMessage(value, transfer as TransferListItem[]);
       },
       on: ch.port2.on.bind(ch.port2),
       off: ch.port2.off.bind(ch.port2),
