@@ -16,7 +16,7 @@ import type {
 import { StoreClosedError, StorageUnavailableError, storageErrorFromWire } from '../errors.ts';
 import type { SharedRevision } from '../shared-revision.ts';
 import { BatchedPort, type PortLike } from '../../../shards/batched-port.ts';
-import type { OkValue, StoreCall, StoreReply } from './protocol.ts';
+import type { OkValue, StoreCall, StoreReply, WrittenKey } from './protocol.ts';
 
 type Pending = { resolve: (v: OkValue) => void; reject: (e: Error) => void };
 type CallWithoutId = StoreCall extends infer C ? (C extends { id: number } ? Omit<C, 'id'> : never) : never;
@@ -92,10 +92,10 @@ export class RemoteStore implements Store {
   }
 
   create(key: string, value: Uint8Array): Promise<KeyValue> {
-    return this.#call<KeyValue>({ op: 'create', key, value });
+    return this.#call<WrittenKey>({ op: 'create', key, value }).then((w) => ({ key: w.key, value, createRevision: w.createRevision, modRevision: w.modRevision }));
   }
   update(key: string, value: Uint8Array, expected: Revision): Promise<KeyValue> {
-    return this.#call<KeyValue>({ op: 'update', key, value, expected });
+    return this.#call<WrittenKey>({ op: 'update', key, value, expected }).then((w) => ({ key: w.key, value, createRevision: w.createRevision, modRevision: w.modRevision }));
   }
   delete(key: string, expected?: Revision): Promise<DeleteResult> {
     return this.#call<DeleteResult>({ op: 'delete', key, expected });

@@ -26,4 +26,14 @@ export type StoreReply =
   | { t: 'progress'; wid: number; revision: Revision }
   | { t: 'werr'; wid: number; error: WireStorageError | { code: 'Internal'; message: string } };
 
-export type OkValue = KeyValue | DeleteResult | RangeResult | { kv: KeyValue | null; revision: Revision } | Revision | null;
+/**
+ * A create's or update's answer: the stored value is the caller's own bytes,
+ * so it does not travel back (a copy of every written object saved).
+ */
+export interface WrittenKey {
+  readonly key: string;
+  readonly createRevision: Revision;
+  readonly modRevision: Revision;
+}
+
+export type OkValue = WrittenKey | KeyValue | DeleteResult | RangeResult | { kv: KeyValue | null; revision: Revision } | Revision | null;

@@ -3,14 +3,19 @@
  * The embedded store can have only one owner (it holds the data directory's
  * lock and its in-memory state), so shards reach it through this.
  */
-import type { Store, StoreWatch } from '../interface.ts';
+import type { KeyValue, Store, StoreWatch } from '../interface.ts';
 import { isStorageError, storageErrorToWire, type WireStorageError } from '../errors.ts';
 import { BatchedPort, type PortLike } from '../../../shards/batched-port.ts';
-import type { OkValue, StoreCall, StoreReply } from './protocol.ts';
+import type { OkValue, StoreCall, StoreReply, WrittenKey } from './protocol.ts';
 
 function toWire(err: unknown): WireStorageError | { code: 'Internal'; message: string } {
   if (isStorageError(err)) return storageErrorToWire(err);
   return { code: 'Internal', message: err instanceof Error ? err.message : String(err) };
+}
+
+/** What a write's answer carries back: not the value, which the writer has (protocol.ts, WrittenKey). */
+function writtenKey(kv: KeyValue): WrittenKey {
+  return { key: kv.key, createRevision: kv.createRevision, modRevision: kv.modRevision };
 }
 
 export class StoreServer {
@@ -66,10 +71,10 @@ export class StoreServer {
     let p: Promise<OkValue>;
     switch (call.op) {
       case 'create':
-        p = s.create(call.key, call.value);
+        p = s.create(call.key, call.value).then(writtenKey);
         break;
       case 'update':
-        p = s.update(call.key, call.value, call.expected);
+        p = s.update(call.key, call.value, call.expected).then(writtenKey);
         break;
       case 'delete':
         p = s.delete(call.key, call.expected);
