@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BearerTokenAuthenticator, extractBearerToken } from '../../src/authn/bearer.ts';
 import { StaticTokenAuthenticator } from '../../src/authn/token-file.ts';
+import { LengthPrefilteredTokenAuthenticator } from '../../src/authn/service-account/static-token-prefilter.ts';
 import type { TokenAuthenticator } from '../../src/authn/token.ts';
 import type { AuthResult } from '../../src/authn/types.ts';
 import { fakeRequest } from './support/request.ts';
@@ -114,5 +115,16 @@ describe('BearerTokenAuthenticator', () => {
     const req = withAuth(`Bearer ${TOKEN}`);
     await new BearerTokenAuthenticator([spy]).authenticate(req);
     assert.equal(seen, req.signal);
+  });
+
+  it('does not read the request signal for the token file, also behind the length prefilter', async () => {
+    const file = new StaticTokenAuthenticator([{ token: TOKEN, user: { name: 'alice', groups: [] } }]);
+    const prefiltered = new LengthPrefilteredTokenAuthenticator(file, [TOKEN]);
+    assert.equal(prefiltered.inMemory, true);
+    const req = withAuth(`Bearer ${TOKEN}`);
+    // Creating a request's AbortSignal costs microseconds: an in-memory check must not ask for it.
+    Object.defineProperty(req, 'signal', { get: () => assert.fail('the signal was read') });
+    const r = await new BearerTokenAuthenticator([prefiltered]).authenticate(req);
+    assert.equal(r.kind, 'user');
   });
 });

@@ -14,6 +14,8 @@ const NONE: AuthResult = Object.freeze({ kind: 'none' });
 
 export class LengthPrefilteredTokenAuthenticator implements TokenAuthenticator {
   readonly name: string;
+  /** As the inner one: an in-memory check is not handed the request's abort signal (making one costs ~2 µs). */
+  readonly inMemory: boolean | undefined;
   readonly #lengths: ReadonlySet<number>;
 
   constructor(
@@ -21,6 +23,7 @@ export class LengthPrefilteredTokenAuthenticator implements TokenAuthenticator {
     tokens: readonly string[],
   ) {
     this.name = inner.name;
+    this.inMemory = inner.inMemory;
     this.#lengths = new Set(tokens.map((t) => t.length));
   }
 
