@@ -16,6 +16,14 @@
  * TTL: a client paging alone, or a LIST nobody repeats, never pins memory
  * (measured: keeping every large answer left ~130 MB more RSS after a burst
  * of single-client LISTs of 50,000, which the allocator does not give back).
+ *
+ * Keys name the state listed by the revision of the type's last change at
+ * or before the revision read (WatchCache.changedAt), not by the revision
+ * read itself: consistent reads of a type nobody writes to find the same
+ * answer even while writes to other types move the store's revision on. A
+ * write to the type supersedes its answers of the latest state, and they
+ * are dropped at the next list of the type or sweep (dropSuperseded), so a
+ * big type holds at most one extra copy of its items, for at most the TTL.
  */
 import type { ListReply } from './protocol.ts';
 
@@ -35,9 +43,10 @@ export interface ListResultCacheOptions {
 }
 
 export const DEFAULT_LIST_RESULT_CACHE: ListResultCacheOptions = {
-  budgetBytes: 64 * 1024 * 1024,
+  budgetBytes: 128 * 1024 * 1024,
   minEntryBytes: 256 * 1024,
-  maxEntryBytes: 32 * 1024 * 1024,
+  // A collection of 50,000 1 KiB objects answers ~74 MB: one such answer fits, beside a few small ones.
+  maxEntryBytes: 96 * 1024 * 1024,
   ttlMs: 10_000,
 };
 
@@ -46,6 +55,14 @@ const MAX_SEEN_KEYS = 4096;
 interface Entry {
   readonly reply: ListReply;
   readonly builtAt: number;
+  /** For an answer of a type's latest state: the type and the revision of its last change; undefined otherwise. */
+  readonly source: ListSource | undefined;
+}
+
+/** An answer of a type's latest state: the type, and the revision of its last change then. */
+export interface ListSource {
+  resource: string;
+  stateRevision: number;
 }
 
 export class ListResultCache {
@@ -102,10 +119,11 @@ export class ListResultCache {
     return entry.reply;
   }
 
-  put(key: string, reply: ListReply): void {
+  /** Keeps `reply`; `source` when it lists a type's latest state (a later write to the type supersedes it). */
+  put(key: string, reply: ListReply, source?: ListSource): void {
     const size = reply.items.byteLength;
     if (!this.#fits(size) || this.#entries.has(key)) return;
-    this.#entries.set(key, { reply, builtAt: this.#now() });
+    this.#entries.set(key, { reply, builtAt: this.#now(), source });
     this.#bytes += size;
     for (const [k, e] of this.#entries) {
       if (this.#bytes <= this.#opts.budgetBytes) break;
@@ -113,9 +131,30 @@ export class ListResultCache {
     }
   }
 
-  /** Drops answers older than the TTL (the shard calls this on a timer, so idle memory is given back). */
-  sweep(): void {
-    for (const [k, e] of this.#entries) if (this.#expired(e)) this.#drop(k, e);
+  /**
+   * Drops the answers of `resource`'s latest state older than its last
+   * change (`changedAt`): a write to the type superseded them. (A read of
+   * that exact revision could still use one, but would rather rebuild than
+   * have a big type pin a copy of its former self.)
+   */
+  dropSuperseded(resource: string, changedAt: number): void {
+    if (this.#entries.size === 0) return;
+    for (const [k, e] of this.#entries) if (e.source !== undefined && e.source.resource === resource && e.source.stateRevision < changedAt) this.#drop(k, e);
+  }
+
+  /**
+   * Drops answers older than the TTL, and with `changedAt` (a resource's
+   * last change, undefined when it is no longer served) the superseded ones;
+   * the shard calls this on a timer, so idle memory is given back.
+   */
+  sweep(changedAt?: (resource: string) => number | undefined): void {
+    for (const [k, e] of this.#entries) {
+      if (this.#expired(e)) this.#drop(k, e);
+      else if (e.source !== undefined && changedAt !== undefined) {
+        const changed = changedAt(e.source.resource);
+        if (changed === undefined || e.source.stateRevision < changed) this.#drop(k, e);
+      }
+    }
     const now = this.#now();
     for (const [k, at] of this.#seen) if (now - at > this.#opts.ttlMs) this.#seen.delete(k);
   }

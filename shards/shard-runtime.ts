@@ -269,7 +269,7 @@ export class ShardRuntime {
       setInterval(() => {
         for (const r of this.#resources.values()) r.cache.expire();
       }, 10_000).unref(),
-      setInterval(() => this.#listResults.sweep(), 2_000).unref(),
+      setInterval(() => this.#listResults.sweep((resource) => this.#resources.get(resource)?.cache.changedAt), 2_000).unref(),
     );
   }
 
@@ -447,9 +447,15 @@ export class ShardRuntime {
   ): ListReply {
     const keyPrefix = keyPrefixFor(r.spec, predicate);
     const at = revision ?? r.cache.revision;
-    const cacheKey = `${r.spec.groupResource}\u0000${keyPrefix}\u0000${predicate.id}\u0000${at}\u0000${startKey ?? ''}\u0000${limit ?? ''}\u0000${encoding}`;
+    const groupResource = r.spec.groupResource;
+    const changedAt = r.cache.changedAt;
+    this.#listResults.dropSuperseded(groupResource, changedAt);
+    // Every revision from the type's last change on shows the same items: one key for them all (see list-result-cache.ts).
+    const latest = at >= changedAt;
+    const state = latest ? changedAt : at;
+    const cacheKey = `${groupResource}\u0000${keyPrefix}\u0000${predicate.id}\u0000${state}\u0000${startKey ?? ''}\u0000${limit ?? ''}\u0000${encoding}`;
     const cached = this.#listResults.get(cacheKey);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return cached.revision === at ? cached : { ...cached, revision: at };
     const res = r.cache.list({
       keyPrefix,
       revision: at,
@@ -471,7 +477,7 @@ export class ShardRuntime {
       lastKey: res.lastKey,
       remaining: res.remaining,
     };
-    if (shared) this.#listResults.put(cacheKey, reply);
+    if (shared) this.#listResults.put(cacheKey, reply, latest ? { resource: groupResource, stateRevision: changedAt } : undefined);
     return reply;
   }
 

@@ -73,6 +73,8 @@ export class WatchCache {
   readonly #watchers: WatcherGroups;
   #objects: Tree = new BTree<string, CachedObject>();
   #revision: Revision = 0;
+  /** Revision of the last change to the objects (a reset, or an event applied): the state is the same from here to #revision. */
+  #changedAt: Revision = 0;
   /** Revision of the initial list; the window is complete from here. */
   #listRevision: Revision = 0;
   #ready = false;
@@ -91,6 +93,15 @@ export class WatchCache {
   /** The newest revision the cache reflects. */
   get revision(): Revision {
     return this.#revision;
+  }
+
+  /**
+   * The revision of the last change to the cached objects: a list as of any
+   * revision from here to `revision` has the same items (list answers are
+   * shared across those revisions, see shards/list-result-cache.ts).
+   */
+  get changedAt(): Revision {
+    return this.#changedAt;
   }
 
   get ready(): boolean {
@@ -128,6 +139,7 @@ export class WatchCache {
     this.#objects = new BTree<string, CachedObject>(entries);
     this.#window.clear();
     this.#revision = revision;
+    this.#changedAt = revision;
     this.#listRevision = revision;
     this.#recentlyWritten.clear();
     this.#ready = true;
@@ -157,6 +169,7 @@ export class WatchCache {
           object = this.#codec.decode(ev.key, ev.value!, ev.revision, ev.stale);
         }
         this.#objects.set(ev.key, object);
+        this.#changedAt = ev.revision;
         const type: CacheEventType = prev === null ? 'ADDED' : 'MODIFIED';
         cacheEvent = { type, revision: ev.revision, key: ev.key, object, prev, receivedAt: now };
       } else {
@@ -167,6 +180,7 @@ export class WatchCache {
             : prev !== null
               ? this.#codec.represent(prev, ev.revision)
               : null;
+        this.#changedAt = ev.revision;
         if (last === null) {
           this.#revision = ev.revision;
           continue; // a delete of a key the cache never saw: nothing to tell anyone
