@@ -63,6 +63,24 @@ describe('ListResultCache', () => {
     assert.equal(c.bytes, 0);
   });
 
+  it("drops a type's answers of its latest state once a write superseded them, and keeps answers of past revisions", () => {
+    const c = new ListResultCache(opts);
+    c.put('cm@5', reply(200), { resource: '/configmaps', stateRevision: 5 });
+    c.put('pods@5', reply(200), { resource: '/pods', stateRevision: 5 });
+    c.put('cm-exact@3', reply(200));
+    c.dropSuperseded('/configmaps', 5);
+    assert.equal(c.size, 3, 'not superseded by its own state');
+    c.dropSuperseded('/configmaps', 7);
+    assert.equal(c.get('cm@5'), undefined, 'superseded by the write at 7');
+    assert.ok(c.get('pods@5') !== undefined, 'other types keep theirs');
+    assert.ok(c.get('cm-exact@3') !== undefined, 'an answer of a past revision stays until the TTL');
+    assert.equal(c.bytes, 400);
+    c.sweep((resource) => (resource === '/pods' ? 9 : undefined));
+    assert.equal(c.get('pods@5'), undefined, 'the sweep drops superseded answers too');
+    assert.ok(c.get('cm-exact@3') !== undefined);
+    assert.equal(c.bytes, 200);
+  });
+
   it('keeps nothing with a zero budget', () => {
     const c = new ListResultCache({ ...opts, budgetBytes: 0 });
     assert.equal(c.wants('a', 200), false);
