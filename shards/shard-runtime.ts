@@ -63,7 +63,7 @@ export interface ShardRuntimeOptions {
   listResultCache?: ListResultCacheOptions;
 }
 
-const COMMA = new Uint8Array([0x2c]);
+const COMMA_BYTE = 0x2c;
 
 /**
  * Watch ids are chosen by each client; inside the shard a watcher's id is
@@ -594,7 +594,23 @@ function keyPrefixFor(spec: ResourceSpec, predicate: Predicate): string {
 
 /** The items of a list reply in one buffer of its own (it is transferred, not copied, to the main thread). */
 function joinItems(r: CachedResource, items: readonly CachedObject[], encoding: ListEncoding, alloc?: (bytes: number) => Uint8Array): Uint8Array {
-  return encoding === 'protobuf' ? protobufListItems(items, r.gvk, alloc) : concatOwned(items.map((o) => o.json), COMMA, alloc);
+  return encoding === 'protobuf' ? protobufListItems(items, r.gvk, alloc) : joinJson(items, alloc);
+}
+
+/** The objects' JSON joined with commas, straight from the objects (no array of their bytes in between). */
+function joinJson(items: readonly CachedObject[], alloc?: (bytes: number) => Uint8Array): Uint8Array {
+  const n = items.length;
+  let total = n > 0 ? n - 1 : 0;
+  for (let i = 0; i < n; i++) total += items[i]!.json.byteLength;
+  const out = alloc !== undefined ? alloc(total) : new Uint8Array(new ArrayBuffer(total));
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    if (i > 0) out[at++] = COMMA_BYTE;
+    const json = items[i]!.json;
+    out.set(json, at);
+    at += json.byteLength;
+  }
+  return out;
 }
 
 function bytesOf(obj: CachedObject): ObjectBytes {
