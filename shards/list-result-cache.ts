@@ -40,6 +40,13 @@ export interface ListResultCacheOptions {
    * usually moved on and the bytes would only hold memory.
    */
   ttlMs: number;
+  /**
+   * How long an answer is kept once nobody asks for it: a storm keeps it
+   * alive, and when it is over the memory goes back at once rather than at
+   * the end of the TTL (a 74 MB answer held for 10 s after a burst of LISTs
+   * would show in the process's settled RSS).
+   */
+  idleMs: number;
 }
 
 export const DEFAULT_LIST_RESULT_CACHE: ListResultCacheOptions = {
@@ -48,6 +55,7 @@ export const DEFAULT_LIST_RESULT_CACHE: ListResultCacheOptions = {
   // A collection of 50,000 1 KiB objects answers ~74 MB: one such answer fits, beside a few small ones.
   maxEntryBytes: 96 * 1024 * 1024,
   ttlMs: 10_000,
+  idleMs: 1_000,
 };
 
 const MAX_SEEN_KEYS = 4096;
@@ -55,6 +63,8 @@ const MAX_SEEN_KEYS = 4096;
 interface Entry {
   readonly reply: ListReply;
   readonly builtAt: number;
+  /** When it was last built or handed out. */
+  usedAt: number;
   /** For an answer of a type's latest state: the type and the revision of its last change; undefined otherwise. */
   readonly source: ListSource | undefined;
 }
@@ -114,6 +124,7 @@ export class ListResultCache {
       return undefined;
     }
     this.hits++;
+    entry.usedAt = this.#now();
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     return entry.reply;
@@ -123,7 +134,8 @@ export class ListResultCache {
   put(key: string, reply: ListReply, source?: ListSource): void {
     const size = reply.items.byteLength;
     if (!this.#fits(size) || this.#entries.has(key)) return;
-    this.#entries.set(key, { reply, builtAt: this.#now(), source });
+    const now = this.#now();
+    this.#entries.set(key, { reply, builtAt: now, usedAt: now, source });
     this.#bytes += size;
     for (const [k, e] of this.#entries) {
       if (this.#bytes <= this.#opts.budgetBytes) break;
@@ -160,7 +172,8 @@ export class ListResultCache {
   }
 
   #expired(e: Entry): boolean {
-    return this.#now() - e.builtAt > this.#opts.ttlMs;
+    const now = this.#now();
+    return now - e.builtAt > this.#opts.ttlMs || now - e.usedAt > this.#opts.idleMs;
   }
 
   #drop(key: string, e: Entry): void {

@@ -269,7 +269,7 @@ export class ShardRuntime {
       setInterval(() => {
         for (const r of this.#resources.values()) r.cache.expire();
       }, 10_000).unref(),
-      setInterval(() => this.#listResults.sweep((resource) => this.#resources.get(resource)?.cache.changedAt), 2_000).unref(),
+      setInterval(() => this.#listResults.sweep((resource) => this.#resources.get(resource)?.cache.changedAt), 500).unref(),
     );
   }
 

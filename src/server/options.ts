@@ -455,7 +455,7 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   },
   'list-cache-bytes': {
     set: (o, v) => (o.listCacheBytes = int('list-cache-bytes', 0, 2 ** 40)(v)),
-    help: 'bytes of large LIST answers each shard keeps for 10 s to share between clients listing the same thing (default 128 MiB; 0 disables)',
+    help: 'bytes of large LIST answers each shard keeps (up to 10 s, until 1 s after the last ask or the next write to the type) to share between clients listing the same thing (default 128 MiB; 0 disables)',
   },
   'service-cluster-ip-range': {
     set: (o, v) => {

@@ -27,7 +27,7 @@ describe('shared list answers', () => {
       resources: testResources,
       store: { backend: 'embedded', dataDir: dir },
       // Every answer is large enough to keep: the rules apply to these small ones.
-      runtime: { tooLargeWaitMs: 2_000, listResultCache: { budgetBytes: 1 << 20, minEntryBytes: 1, maxEntryBytes: 1 << 20, ttlMs: 60_000 } },
+      runtime: { tooLargeWaitMs: 2_000, listResultCache: { budgetBytes: 1 << 20, minEntryBytes: 1, maxEntryBytes: 1 << 20, ttlMs: 60_000, idleMs: 60_000 } },
     });
     cacheOn = router;
   });

@@ -6,7 +6,7 @@ import type { ListReply } from '../../shards/protocol.ts';
 const reply = (bytes: number): ListReply => ({ items: itemBuffer(bytes, true), count: 1, revision: 1 });
 
 describe('ListResultCache', () => {
-  const opts = { budgetBytes: 1000, minEntryBytes: 100, maxEntryBytes: 600, ttlMs: 10_000 };
+  const opts = { budgetBytes: 1000, minEntryBytes: 100, maxEntryBytes: 600, ttlMs: 10_000, idleMs: 10_000 };
 
   it('wants an answer between the minimum and maximum size once it is asked for twice within the TTL', () => {
     let now = 0;
@@ -79,6 +79,21 @@ describe('ListResultCache', () => {
     assert.equal(c.get('pods@5'), undefined, 'the sweep drops superseded answers too');
     assert.ok(c.get('cm-exact@3') !== undefined);
     assert.equal(c.bytes, 200);
+  });
+
+  it('forgets an answer nobody asked for within the idle time, however young', () => {
+    let now = 0;
+    const c = new ListResultCache({ ...opts, idleMs: 1_000 }, () => now);
+    const a = reply(300);
+    c.put('a', a);
+    now += 900;
+    assert.equal(c.get('a'), a, 'asked for within the idle time');
+    now += 900;
+    assert.equal(c.get('a'), a, 'each ask keeps it another idle time');
+    now += 1_001;
+    c.sweep();
+    assert.equal(c.size, 0, 'idle too long: dropped well inside the TTL');
+    assert.equal(c.bytes, 0);
   });
 
   it('keeps nothing with a zero budget', () => {
