@@ -22,8 +22,9 @@
  * read itself: consistent reads of a type nobody writes to find the same
  * answer even while writes to other types move the store's revision on. A
  * write to the type supersedes its answers of the latest state, and they
- * are dropped at the next list of the type or sweep (dropSuperseded), so a
- * big type holds at most one extra copy of its items, for at most the TTL.
+ * are dropped at the next list of the type or sweep (dropSuperseded): no
+ * superseded copy of a big type lingers, and all answers together stay
+ * within the budget, each for at most the TTL and the idle time.
  */
 import type { ListReply } from './protocol.ts';
 
