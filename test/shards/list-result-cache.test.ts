@@ -46,6 +46,27 @@ describe('ListResultCache', () => {
     assert.equal(c.misses, 1);
   });
 
+  it('never makes room for an answer by dropping a larger one', () => {
+    const c = new ListResultCache(opts);
+    const big = reply(550);
+    c.put('big', big);
+    c.put('p1', reply(200));
+    c.put('p2', reply(200));
+    assert.equal(c.bytes, 950);
+    c.put('p3', reply(200));
+    assert.equal(c.get('p1'), undefined, 'the least recently used page made room');
+    assert.equal(c.get('big'), big, 'the larger answer stayed, though older');
+    c.put('p4', reply(500));
+    assert.equal(c.get('p4'), undefined, 'no room without dropping the larger answer: not kept');
+    assert.equal(c.get('big'), big);
+    assert.equal(c.bytes, 950);
+    const big2 = reply(600);
+    c.put('big2', big2);
+    assert.equal(c.get('big2'), big2, 'a larger answer may push out anything');
+    assert.equal(c.get('big'), undefined);
+    assert.equal(c.bytes, 600);
+  });
+
   it('forgets answers older than the TTL, on lookup and on a sweep', () => {
     let now = 1_000;
     const c = new ListResultCache(opts, () => now);
