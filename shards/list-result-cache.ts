@@ -1,8 +1,9 @@
 /**
  * ListResultCache keeps a shard's recent large list answers, built into
  * SharedArrayBuffers, keyed by everything that determines them (resource,
- * key range, predicate, revision, page, encoding). A list at a given revision
- * never changes, so an entry never goes stale; it only stops being asked for.
+ * key range, predicate, the state's revision, page, encoding). A list of a
+ * given state never changes, so an entry never goes wrong; it only stops
+ * being asked for, or is superseded (below).
  *
  * Why: when many clients list the same collection at once (a relist storm
  * after a restart or a network split), the shard would otherwise build and
@@ -29,7 +30,7 @@
 import type { ListReply } from './protocol.ts';
 
 export interface ListResultCacheOptions {
-  /** Bytes of item data kept in all; the least recently used entries go first. */
+  /** Bytes of item data kept in all; the least recently used entries go first (but never for a smaller one). */
   budgetBytes: number;
   /** Answers smaller than this are not worth sharing (cheap to rebuild, and transferred anyway). */
   minEntryBytes: number;
