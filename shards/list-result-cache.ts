@@ -1,8 +1,9 @@
 /**
  * ListResultCache keeps a shard's recent large list answers, built into
  * SharedArrayBuffers, keyed by everything that determines them (resource,
- * key range, predicate, revision, page, encoding). A list at a given revision
- * never changes, so an entry never goes stale; it only stops being asked for.
+ * key range, predicate, the state's revision, page, encoding). A list of a
+ * given state never changes, so an entry never goes wrong; it only stops
+ * being asked for, or is superseded (below).
  *
  * Why: when many clients list the same collection at once (a relist storm
  * after a restart or a network split), the shard would otherwise build and
@@ -16,11 +17,20 @@
  * TTL: a client paging alone, or a LIST nobody repeats, never pins memory
  * (measured: keeping every large answer left ~130 MB more RSS after a burst
  * of single-client LISTs of 50,000, which the allocator does not give back).
+ *
+ * Keys name the state listed by the revision of the type's last change at
+ * or before the revision read (WatchCache.changedAt), not by the revision
+ * read itself: consistent reads of a type nobody writes to find the same
+ * answer even while writes to other types move the store's revision on. A
+ * write to the type supersedes its answers of the latest state, and they
+ * are dropped at the next list of the type or sweep (dropSuperseded): no
+ * superseded copy of a big type lingers, and all answers together stay
+ * within the budget, each for at most the TTL and the idle time.
  */
 import type { ListReply } from './protocol.ts';
 
 export interface ListResultCacheOptions {
-  /** Bytes of item data kept in all; the least recently used entries go first. */
+  /** Bytes of item data kept in all; the least recently used entries go first (but never for a smaller one). */
   budgetBytes: number;
   /** Answers smaller than this are not worth sharing (cheap to rebuild, and transferred anyway). */
   minEntryBytes: number;
@@ -32,13 +42,22 @@ export interface ListResultCacheOptions {
    * usually moved on and the bytes would only hold memory.
    */
   ttlMs: number;
+  /**
+   * How long an answer is kept once nobody asks for it: a storm keeps it
+   * alive, and when it is over the memory goes back at once rather than at
+   * the end of the TTL (a 74 MB answer held for 10 s after a burst of LISTs
+   * would show in the process's settled RSS).
+   */
+  idleMs: number;
 }
 
 export const DEFAULT_LIST_RESULT_CACHE: ListResultCacheOptions = {
-  budgetBytes: 64 * 1024 * 1024,
+  budgetBytes: 128 * 1024 * 1024,
   minEntryBytes: 256 * 1024,
-  maxEntryBytes: 32 * 1024 * 1024,
+  // A collection of 50,000 1 KiB objects answers ~74 MB: one such answer fits, beside a few small ones.
+  maxEntryBytes: 96 * 1024 * 1024,
   ttlMs: 10_000,
+  idleMs: 1_000,
 };
 
 const MAX_SEEN_KEYS = 4096;
@@ -46,6 +65,16 @@ const MAX_SEEN_KEYS = 4096;
 interface Entry {
   readonly reply: ListReply;
   readonly builtAt: number;
+  /** When it was last built or handed out. */
+  usedAt: number;
+  /** For an answer of a type's latest state: the type and the revision of its last change; undefined otherwise. */
+  readonly source: ListSource | undefined;
+}
+
+/** An answer of a type's latest state: the type, and the revision of its last change then. */
+export interface ListSource {
+  resource: string;
+  stateRevision: number;
 }
 
 export class ListResultCache {
@@ -97,31 +126,68 @@ export class ListResultCache {
       return undefined;
     }
     this.hits++;
+    entry.usedAt = this.#now();
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     return entry.reply;
   }
 
-  put(key: string, reply: ListReply): void {
+  /** Keeps `reply`; `source` when it lists a type's latest state (a later write to the type supersedes it). */
+  put(key: string, reply: ListReply, source?: ListSource): void {
     const size = reply.items.byteLength;
     if (!this.#fits(size) || this.#entries.has(key)) return;
-    this.#entries.set(key, { reply, builtAt: this.#now() });
-    this.#bytes += size;
-    for (const [k, e] of this.#entries) {
-      if (this.#bytes <= this.#opts.budgetBytes) break;
-      this.#drop(k, e);
+    // Room is made from the least recently used answers, but never from a larger one than this: rebuilding
+    // that costs more than this one saves (measured: the 100 pages of a paged LIST of 50,000 pushed its
+    // 74 MB whole answer out on every round of a benchmark mixing both, and each whole LIST was rebuilt).
+    const budget = this.#opts.budgetBytes;
+    if (this.#bytes + size > budget) {
+      let room = budget - this.#bytes;
+      const victims: [string, Entry][] = [];
+      for (const [k, e] of this.#entries) {
+        if (room >= size) break;
+        if (e.reply.items.byteLength > size) continue;
+        victims.push([k, e]);
+        room += e.reply.items.byteLength;
+      }
+      if (room < size) return;
+      for (const [k, e] of victims) this.#drop(k, e);
     }
+    const now = this.#now();
+    this.#entries.set(key, { reply, builtAt: now, usedAt: now, source });
+    this.#bytes += size;
   }
 
-  /** Drops answers older than the TTL (the shard calls this on a timer, so idle memory is given back). */
-  sweep(): void {
-    for (const [k, e] of this.#entries) if (this.#expired(e)) this.#drop(k, e);
+  /**
+   * Drops the answers of `resource`'s latest state older than its last
+   * change (`changedAt`): a write to the type superseded them. (A read of
+   * that exact revision could still use one, but would rather rebuild than
+   * have a big type pin a copy of its former self.)
+   */
+  dropSuperseded(resource: string, changedAt: number): void {
+    if (this.#entries.size === 0) return;
+    for (const [k, e] of this.#entries) if (e.source !== undefined && e.source.resource === resource && e.source.stateRevision < changedAt) this.#drop(k, e);
+  }
+
+  /**
+   * Drops answers older than the TTL, and with `changedAt` (a resource's
+   * last change, undefined when it is no longer served) the superseded ones;
+   * the shard calls this on a timer, so idle memory is given back.
+   */
+  sweep(changedAt?: (resource: string) => number | undefined): void {
+    for (const [k, e] of this.#entries) {
+      if (this.#expired(e)) this.#drop(k, e);
+      else if (e.source !== undefined && changedAt !== undefined) {
+        const changed = changedAt(e.source.resource);
+        if (changed === undefined || e.source.stateRevision < changed) this.#drop(k, e);
+      }
+    }
     const now = this.#now();
     for (const [k, at] of this.#seen) if (now - at > this.#opts.ttlMs) this.#seen.delete(k);
   }
 
   #expired(e: Entry): boolean {
-    return this.#now() - e.builtAt > this.#opts.ttlMs;
+    const now = this.#now();
+    return now - e.builtAt > this.#opts.ttlMs || now - e.usedAt > this.#opts.idleMs;
   }
 
   #drop(key: string, e: Entry): void {

@@ -63,7 +63,7 @@ export interface ShardRuntimeOptions {
   listResultCache?: ListResultCacheOptions;
 }
 
-const COMMA = new Uint8Array([0x2c]);
+const COMMA_BYTE = 0x2c;
 
 /**
  * Watch ids are chosen by each client; inside the shard a watcher's id is
@@ -269,7 +269,7 @@ export class ShardRuntime {
       setInterval(() => {
         for (const r of this.#resources.values()) r.cache.expire();
       }, 10_000).unref(),
-      setInterval(() => this.#listResults.sweep(), 2_000).unref(),
+      setInterval(() => this.#listResults.sweep((resource) => this.#resources.get(resource)?.cache.changedAt), 500).unref(),
     );
   }
 
@@ -447,9 +447,15 @@ export class ShardRuntime {
   ): ListReply {
     const keyPrefix = keyPrefixFor(r.spec, predicate);
     const at = revision ?? r.cache.revision;
-    const cacheKey = `${r.spec.groupResource}\u0000${keyPrefix}\u0000${predicate.id}\u0000${at}\u0000${startKey ?? ''}\u0000${limit ?? ''}\u0000${encoding}`;
+    const groupResource = r.spec.groupResource;
+    const changedAt = r.cache.changedAt;
+    this.#listResults.dropSuperseded(groupResource, changedAt);
+    // Every revision from the type's last change on shows the same items: one key for them all (see list-result-cache.ts).
+    const latest = at >= changedAt;
+    const state = latest ? changedAt : at;
+    const cacheKey = `${groupResource}\u0000${keyPrefix}\u0000${predicate.id}\u0000${state}\u0000${startKey ?? ''}\u0000${limit ?? ''}\u0000${encoding}`;
     const cached = this.#listResults.get(cacheKey);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return cached.revision === at ? cached : { ...cached, revision: at };
     const res = r.cache.list({
       keyPrefix,
       revision: at,
@@ -471,7 +477,7 @@ export class ShardRuntime {
       lastKey: res.lastKey,
       remaining: res.remaining,
     };
-    if (shared) this.#listResults.put(cacheKey, reply);
+    if (shared) this.#listResults.put(cacheKey, reply, latest ? { resource: groupResource, stateRevision: changedAt } : undefined);
     return reply;
   }
 
@@ -588,7 +594,23 @@ function keyPrefixFor(spec: ResourceSpec, predicate: Predicate): string {
 
 /** The items of a list reply in one buffer of its own (it is transferred, not copied, to the main thread). */
 function joinItems(r: CachedResource, items: readonly CachedObject[], encoding: ListEncoding, alloc?: (bytes: number) => Uint8Array): Uint8Array {
-  return encoding === 'protobuf' ? protobufListItems(items, r.gvk, alloc) : concatOwned(items.map((o) => o.json), COMMA, alloc);
+  return encoding === 'protobuf' ? protobufListItems(items, r.gvk, alloc) : joinJson(items, alloc);
+}
+
+/** The objects' JSON joined with commas, straight from the objects (no array of their bytes in between). */
+function joinJson(items: readonly CachedObject[], alloc?: (bytes: number) => Uint8Array): Uint8Array {
+  const n = items.length;
+  let total = n > 0 ? n - 1 : 0;
+  for (let i = 0; i < n; i++) total += items[i]!.json.byteLength;
+  const out = alloc !== undefined ? alloc(total) : new Uint8Array(new ArrayBuffer(total));
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    if (i > 0) out[at++] = COMMA_BYTE;
+    const json = items[i]!.json;
+    out.set(json, at);
+    at += json.byteLength;
+  }
+  return out;
 }
 
 function bytesOf(obj: CachedObject): ObjectBytes {

@@ -7,6 +7,7 @@
 import os from 'node:os';
 import { API_FLAVORS, DEFAULT_API_FLAVOR, isApiFlavor, type ApiFlavor } from '../naming/flavor.ts';
 import { validateOptions } from './options-validation.ts';
+import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
 import {
   DEFAULT_SERVICE_CLUSTER_IP_RANGE,
   DEFAULT_SERVICE_NODE_PORT_RANGE,
@@ -454,7 +455,7 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   },
   'list-cache-bytes': {
     set: (o, v) => (o.listCacheBytes = int('list-cache-bytes', 0, 2 ** 40)(v)),
-    help: 'bytes of large LIST answers each shard keeps for 10 s to share between clients listing the same thing at once (default 64 MiB; 0 disables)',
+    help: 'bytes of large LIST answers each shard keeps (up to 10 s, until 1 s after the last ask or the next write to the type) to share between clients listing the same thing (default 128 MiB; 0 disables)',
   },
   'service-cluster-ip-range': {
     set: (o, v) => {
@@ -624,7 +625,7 @@ export function defaultOptions(): ServerOptions {
     logLevel: 'info',
     tlsSanHosts: [],
     watchCacheRetentionMs: 5 * 60_000,
-    listCacheBytes: 64 * 1024 * 1024,
+    listCacheBytes: DEFAULT_LIST_RESULT_CACHE.budgetBytes,
     watchBookmarkIntervalMs: 60_000,
     continueTokenLifetimeMs: 5 * 60_000,
     watchMaxBufferedBytes: 64 * 1024 * 1024,

@@ -6,7 +6,7 @@ import type { ListReply } from '../../shards/protocol.ts';
 const reply = (bytes: number): ListReply => ({ items: itemBuffer(bytes, true), count: 1, revision: 1 });
 
 describe('ListResultCache', () => {
-  const opts = { budgetBytes: 1000, minEntryBytes: 100, maxEntryBytes: 600, ttlMs: 10_000 };
+  const opts = { budgetBytes: 1000, minEntryBytes: 100, maxEntryBytes: 600, ttlMs: 10_000, idleMs: 10_000 };
 
   it('wants an answer between the minimum and maximum size once it is asked for twice within the TTL', () => {
     let now = 0;
@@ -46,6 +46,27 @@ describe('ListResultCache', () => {
     assert.equal(c.misses, 1);
   });
 
+  it('never makes room for an answer by dropping a larger one', () => {
+    const c = new ListResultCache(opts);
+    const big = reply(550);
+    c.put('big', big);
+    c.put('p1', reply(200));
+    c.put('p2', reply(200));
+    assert.equal(c.bytes, 950);
+    c.put('p3', reply(200));
+    assert.equal(c.get('p1'), undefined, 'the least recently used page made room');
+    assert.equal(c.get('big'), big, 'the larger answer stayed, though older');
+    c.put('p4', reply(500));
+    assert.equal(c.get('p4'), undefined, 'no room without dropping the larger answer: not kept');
+    assert.equal(c.get('big'), big);
+    assert.equal(c.bytes, 950);
+    const big2 = reply(600);
+    c.put('big2', big2);
+    assert.equal(c.get('big2'), big2, 'a larger answer may push out anything');
+    assert.equal(c.get('big'), undefined);
+    assert.equal(c.bytes, 600);
+  });
+
   it('forgets answers older than the TTL, on lookup and on a sweep', () => {
     let now = 1_000;
     const c = new ListResultCache(opts, () => now);
@@ -60,6 +81,39 @@ describe('ListResultCache', () => {
     now += 5_000;
     c.sweep();
     assert.equal(c.size, 0, 'b swept');
+    assert.equal(c.bytes, 0);
+  });
+
+  it("drops a type's answers of its latest state once a write superseded them, and keeps answers of past revisions", () => {
+    const c = new ListResultCache(opts);
+    c.put('cm@5', reply(200), { resource: '/configmaps', stateRevision: 5 });
+    c.put('pods@5', reply(200), { resource: '/pods', stateRevision: 5 });
+    c.put('cm-exact@3', reply(200));
+    c.dropSuperseded('/configmaps', 5);
+    assert.equal(c.size, 3, 'not superseded by its own state');
+    c.dropSuperseded('/configmaps', 7);
+    assert.equal(c.get('cm@5'), undefined, 'superseded by the write at 7');
+    assert.ok(c.get('pods@5') !== undefined, 'other types keep theirs');
+    assert.ok(c.get('cm-exact@3') !== undefined, 'an answer of a past revision stays until the TTL');
+    assert.equal(c.bytes, 400);
+    c.sweep((resource) => (resource === '/pods' ? 9 : undefined));
+    assert.equal(c.get('pods@5'), undefined, 'the sweep drops superseded answers too');
+    assert.ok(c.get('cm-exact@3') !== undefined);
+    assert.equal(c.bytes, 200);
+  });
+
+  it('forgets an answer nobody asked for within the idle time, however young', () => {
+    let now = 0;
+    const c = new ListResultCache({ ...opts, idleMs: 1_000 }, () => now);
+    const a = reply(300);
+    c.put('a', a);
+    now += 900;
+    assert.equal(c.get('a'), a, 'asked for within the idle time');
+    now += 900;
+    assert.equal(c.get('a'), a, 'each ask keeps it another idle time');
+    now += 1_001;
+    c.sweep();
+    assert.equal(c.size, 0, 'idle too long: dropped well inside the TTL');
     assert.equal(c.bytes, 0);
   });
 

@@ -89,6 +89,21 @@ describe('WatchCache', () => {
     assert.equal(cache.list().revision, cache.revision);
   });
 
+  it('tells the revision of the last change to its objects', () => {
+    const { cache, put, del, rev } = setup();
+    assert.equal(cache.changedAt, rev(), 'the load is the first change');
+    put('a', 'p1');
+    const b1 = put('b', 'p1');
+    assert.equal(cache.changedAt, b1);
+    const gone = del('a', 'p1');
+    assert.equal(cache.changedAt, gone, 'a delete is a change');
+    cache.markProgress(gone + 5);
+    assert.equal(cache.revision, gone + 5);
+    assert.equal(cache.changedAt, gone, 'progress changes no object');
+    cache.reset([], gone + 10);
+    assert.equal(cache.changedAt, gone + 10, 'a reset is a change');
+  });
+
   it('lists an exact snapshot at a past revision in the window', () => {
     const { cache, put, del } = setup();
     put('a', 'p1', { v: '1' });
