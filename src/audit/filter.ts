@@ -24,7 +24,7 @@ import { buildEvent, type AuditRecord } from './event.ts';
 import { entryOf, jsonEntry } from './entry.ts';
 import { eventJson } from './serialize.ts';
 import type { PolicyChecker } from './policy.ts';
-import type { AuditSink } from './sink.ts';
+import { EVENT_QUEUED, type AuditSink } from './sink.ts';
 import { tapRequestBody } from './tapped-request.ts';
 import { levelAtLeast, type AuditMetrics, type Stage } from './types.ts';
 
@@ -64,7 +64,8 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
     pending = [];
     for (const { rec, stage, at } of jobs) {
       try {
-        sink.process(jsonEntry(eventJson(rec, stage, at))).catch(failed);
+        const written = sink.process(jsonEntry(eventJson(rec, stage, at)));
+        if (written !== EVENT_QUEUED) written.catch(failed);
       } catch (err) {
         logger.error({ err }, 'audit event could not be built');
       }

@@ -13,7 +13,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { jsonEntry, type AuditEntry } from './entry.ts';
-import type { AuditSink, LocalAuditSink } from './sink.ts';
+import { EVENT_QUEUED, type AuditSink, type LocalAuditSink } from './sink.ts';
 
 /** Events cross as their JSON: a string is copied, an object graph would be walked and rebuilt. */
 interface EventsMessage {
@@ -51,11 +51,11 @@ export class RemoteAuditSink implements AuditSink {
   }
 
   process(event: AuditEntry): Promise<void> {
-    if (this.#closed) return Promise.resolve();
+    if (this.#closed) return EVENT_QUEUED;
     if (!this.blocking) {
-      if (this.#batch.length === 0) setImmediate(() => this.#flush());
+      if (this.#batch.length === 0) setImmediate(this.#flushNow);
       this.#batch.push(event.json);
-      return Promise.resolve();
+      return EVENT_QUEUED;
     }
     const id = this.#nextId++;
     return new Promise<void>((resolve, reject) => {
@@ -64,6 +64,8 @@ export class RemoteAuditSink implements AuditSink {
       this.#port.postMessage(msg);
     });
   }
+
+  readonly #flushNow = (): void => this.#flush();
 
   #flush(): void {
     const events = this.#batch;

@@ -42,6 +42,13 @@ export interface BatchOptions {
   throttleBurst: number;
 }
 
+/**
+ * What process() answers when nothing waits for the event (batch mode): one
+ * settled promise shared by every call, so the filter can tell it needs no
+ * handler (a `.catch` per event cost a promise and a microtask per stage).
+ */
+export const EVENT_QUEUED: Promise<void> = Promise.resolve();
+
 /** What the filter talks to: one or more backends behind their modes (or a channel to the thread that has them). */
 export interface AuditSink {
   /** Whether requests must wait for their events (some backend is blocking). */
@@ -204,7 +211,7 @@ export class LocalAuditSink implements AuditSink {
 
   process(event: AuditEntry): Promise<void> {
     for (const b of this.#batched) b.add(event);
-    if (this.#direct.length === 0) return Promise.resolve();
+    if (this.#direct.length === 0) return EVENT_QUEUED;
     return this.#writeDirect([event]);
   }
 
