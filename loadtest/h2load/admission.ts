@@ -14,13 +14,14 @@
  * Knobs: BENCH_ADMISSION_SECONDS=5, BENCH_ADMISSION_RUNS=3, BENCH_H2LOAD_CLIENTS=32,
  * BENCH_ADMISSION_PORTS=uws-h1,secure-h2. Skips with a message without h2load.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { argValue, envNumber, haveCommand } from '../lib/env.ts';
 import { describeMachine, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { median } from '../lib/stats.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
+import { writeResults } from '../lib/results.ts';
 import { REPO_ROOT, describeServer, startApiServer, stopEverything, type ServerHandle } from '../api/server.ts';
 import { runH2load } from './h2load.ts';
 import { H1Client } from '../api/client.ts';
@@ -127,9 +128,7 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
     await removeTempDir(dir);
     await stopEverything();
   }
-  await mkdir(dirname(out), { recursive: true });
-  await writeFile(out, lines.join('\n') + '\n');
-  console.log(`\nwritten to ${out}`);
+  await writeResults(out, lines);
   return 0;
 }
 

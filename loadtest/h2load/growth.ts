@@ -10,12 +10,12 @@
  * Knobs: BENCH_GROWTH_ROUNDS=6, BENCH_GROWTH_SECONDS=6, BENCH_H2LOAD_CLIENTS=32,
  * BENCH_SERVER_ARGS (extra server flags, as for every loadtest server).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { argValue, envNumber, haveCommand } from '../lib/env.ts';
 import { describeMachine, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds, processRss } from '../lib/memory.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
+import { runAsScript, writeResults } from '../lib/results.ts';
 import { REPO_ROOT, describeServer, startApiServer, stopEverything } from '../api/server.ts';
 import { runH2load } from './h2load.ts';
 import { prepareFiles, rewriteUris, seedGets } from './run.ts';
@@ -81,15 +81,8 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
     await removeTempDir(dir);
     await stopEverything();
   }
-  await mkdir(dirname(out), { recursive: true });
-  await writeFile(out, lines.join('\n') + '\n');
-  console.log(`\nwritten to ${out}`);
+  await writeResults(out, lines);
   return 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().then((code) => process.exit(code), (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runAsScript(import.meta.url, main);

@@ -13,13 +13,14 @@
  * Knobs: BENCH_TOKENS_SECONDS=6 (one measured run), BENCH_TOKENS_RUNS=3 (per
  * kind, median), BENCH_H2LOAD_CLIENTS=32. Skips with a message without h2load.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { argValue, envNumber, haveCommand } from '../lib/env.ts';
 import { describeMachine, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { median } from '../lib/stats.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
+import { writeResults } from '../lib/results.ts';
 import { REPO_ROOT, describeServer, startApiServer, stopEverything, type ServerHandle } from '../api/server.ts';
 import { H1Client } from '../api/client.ts';
 import { runH2load } from './h2load.ts';
@@ -111,9 +112,7 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
     await removeTempDir(dir);
     await stopEverything();
   }
-  await mkdir(dirname(out), { recursive: true });
-  await writeFile(out, lines.join('\n') + '\n');
-  console.log(`\nwritten to ${out}`);
+  await writeResults(out, lines);
   return 0;
 }
 
