@@ -16,6 +16,7 @@ import { describeMachine, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds, processRss } from '../lib/memory.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
 import { runAsScript, writeResults } from '../lib/results.ts';
+import { fmtInt, mdRow } from '../lib/format.ts';
 import { REPO_ROOT, describeServer, startApiServer, stopEverything } from '../api/server.ts';
 import { runH2load } from './h2load.ts';
 import { prepareFiles, rewriteUris, seedGets } from './run.ts';
@@ -25,8 +26,8 @@ const SECONDS = envNumber('BENCH_GROWTH_SECONDS', 6);
 const CLIENTS = envNumber('BENCH_H2LOAD_CLIENTS', 32);
 const NS_PATH = '/api/v1/namespaces/default/configmaps';
 
-const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
-const row = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+const fmt = fmtInt;
+const row = mdRow;
 
 async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   if (!haveCommand('h2load')) {

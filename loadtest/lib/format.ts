@@ -42,3 +42,8 @@ export function fmtPercent(fraction: number): string {
   const p = fraction * 100;
   return `${p >= 10 ? p.toFixed(0) : p.toFixed(1)}%`;
 }
+
+/** One row of a Markdown table: `| a | b |`. */
+export function mdRow(cells: readonly string[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
