@@ -1,6 +1,6 @@
 /** Test helpers: a CA on disk, PKCS#10 requests built with @peculiar/x509, openssl runs. */
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { webcrypto } from 'node:crypto';
@@ -70,10 +70,14 @@ export function run(cmd: string, args: string[], input?: string): Promise<{ code
 /** openssl verify of a PEM certificate against a CA file, for a purpose (sslclient / sslserver) when given. */
 export async function opensslVerify(caFile: string, certPem: string, purpose?: string): Promise<{ code: number; out: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'orch-csr-cert-'));
-  const f = join(dir, 'leaf.crt');
-  await writeFile(f, certPem);
-  const r = await run('openssl', ['verify', '-CAfile', caFile, ...(purpose ? ['-purpose', purpose] : []), f]);
-  return { code: r.code, out: r.stdout + r.stderr };
+  try {
+    const f = join(dir, 'leaf.crt');
+    await writeFile(f, certPem);
+    const r = await run('openssl', ['verify', '-CAfile', caFile, ...(purpose ? ['-purpose', purpose] : []), f]);
+    return { code: r.code, out: r.stdout + r.stderr };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 export async function opensslText(certPem: string): Promise<string> {
