@@ -8,8 +8,9 @@
  * Fed by two informers (FlowSchemas, PriorityLevelConfigurations): a schema
  * is looked at when it changes, and every schema naming a priority level when
  * that level appears or goes. The condition is written through the status
- * subresource only when its status, reason or message differ, as a
- * compare-and-swap on the revision the informer holds; so two servers on one
+ * subresource only when its status, reason or message differ (the level's
+ * existence confirmed by a consistent read first), as a compare-and-swap on
+ * the revision the informer holds; so two servers on one
  * store write it at most once each per change and never fight (the loser's
  * conflict is retried, finds the condition right, and stops). One instance per
  * process, in the main thread.
@@ -131,7 +132,13 @@ export class DanglingConditionController {
     const fs = this.#schemas.get('', name);
     if (fs === undefined) return;
     const plName = priorityLevelNameOf(fs);
-    const status = statusWithCondition(fs, desiredDanglingCondition(plName, this.#levels.get('', plName) !== undefined), nowRfc3339(this.#now()));
+    const now = nowRfc3339(this.#now());
+    if (statusWithCondition(fs, desiredDanglingCondition(plName, this.#levels.get('', plName) !== undefined), now) === null) return;
+    // About to change the condition: the levels feed may lag the schema's (another server wrote the schema after
+    // seeing a level this one has not yet), and acting on it would flip the condition back and forth. A change is
+    // rare, so the level's existence is confirmed by a consistent read first.
+    const level = await this.#store.getObject(this.#types.priorityLevels, '', plName, { kind: 'latest' });
+    const status = statusWithCondition(fs, desiredDanglingCondition(plName, level !== null), now);
     if (status === null) return;
     const body: KObject = { ...fs, metadata: { ...fs.metadata }, status };
     const opts: WriteOptions = { user: APISERVER_USER, dryRun: false, fieldManager: CONSUMER_FIELD_MANAGER };
