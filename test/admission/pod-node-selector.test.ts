@@ -12,6 +12,7 @@ import { podTolerationRestriction, parseTolerationRestrictionConfig } from '../.
 import { names } from '../../src/naming/index.ts';
 import type { KObject } from '../../src/registry/object.ts';
 import { admitAndValidate, attrs, pod, rejection, rt } from './pod-plugin-support.ts';
+import { scratchDir } from '../support/scratch-dir.ts';
 
 function ns(annotations: Record<string, string> = {}): KObject {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'testNamespace', annotations } };
@@ -132,12 +133,11 @@ test('PodTolerationRestriction: a malformed annotation is an error, not a crash'
 });
 
 test('the plugins read their entries of --admission-control-config-file (inline and by path)', async () => {
-  const { mkdtemp, writeFile } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
+  const { writeFile } = await import('node:fs/promises');
   const { join } = await import('node:path');
   const { pluginConfiguration } = await import('../../src/admission/plugins/plugin-config.ts');
   const { defaultOptions } = await import('../../src/server/options.ts');
-  const dir = await mkdtemp(join(tmpdir(), 'pod-plugin-config-'));
+  const dir = await scratchDir('pod-plugin-config-');
   await writeFile(join(dir, 'ptr.yaml'), 'apiVersion: podtolerationrestriction.admission.k8s.io/v1alpha1\nkind: Configuration\ndefault:\n- key: a\n  operator: Exists\n');
   const file = join(dir, 'admission.yaml');
   await writeFile(

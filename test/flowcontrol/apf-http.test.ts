@@ -10,12 +10,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, type HttpAnswer, type TestServer } from '../support/test-server.ts';
 import { allow, startAdmissionWebhook, type AdmissionWebhookServer } from '../admission/support/admission-webhook.ts';
 import { apiGroup, names } from '../../src/naming/index.ts';
 import { SKIP_WITHOUT_UWS } from '../support/uws-toggle.ts';
+import { scratchDir } from '../support/scratch-dir.ts';
 
 const FC = `/apis/${apiGroup('flowcontrol.apiserver')}/v1beta2`;
 const FS_HEADER = names.apfHeaders.flowSchemaUid.toLowerCase();
@@ -23,7 +23,7 @@ const PL_HEADER = names.apfHeaders.priorityLevelUid.toLowerCase();
 const TOKENS = { alice: 'alice-token-0123456789', carol: 'carol-token-0123456789', dave: 'dave-token-0123456789', erin: 'erin-token-0123456789' };
 
 async function tokenFile(): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'apf-'));
+  const dir = await scratchDir('apf-');
   const file = path.join(dir, 'tokens.csv');
   await fs.writeFile(file, Object.entries(TOKENS).map(([user, token]) => `${token},${user},uid-${user},"tenants"`).join('\n') + '\n', { mode: 0o600 });
   return file;

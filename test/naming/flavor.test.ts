@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, stat, writeFile, mkdir } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -16,10 +15,11 @@ import { EtcdConnection } from '../../src/storage/etcd/connection.ts';
 import { startEtcd } from '../support/etcd-server.ts';
 import { OptionsError, parseArgs } from '../../src/server/options.ts';
 import { freePort, startTestServer } from '../support/test-server.ts';
+import { scratchDir } from '../support/scratch-dir.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-const tempDir = (): Promise<string> => mkdtemp(path.join(os.tmpdir(), 'orch-flavor-'));
+const tempDir = (): Promise<string> => scratchDir('orch-flavor-');
 
 test('the default process speaks the spec names', () => {
   assert.equal(API_FLAVOR, 'orch');

@@ -6,13 +6,13 @@
  */
 import '../support/kubernetes-flavor.ts';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { API_FLAVOR, names } from '../../src/naming/index.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { scratchDir } from '../support/scratch-dir.ts';
 
 const ORCH = /orch/i;
 
@@ -334,7 +334,7 @@ class LeaseElector {
 
 describe('the kubernetes flavor stores the original names', () => {
   it('leaves no orch name in the embedded store, and records its flavor', async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'orch-kube-flavor-'));
+    const dataDir = await scratchDir('orch-kube-flavor-');
     const t = await startTestServer([], { dataDir });
     try {
       const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type: 'kubernetes.io/basic-auth', stringData: { username: 'u' } };

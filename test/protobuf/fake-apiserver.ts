@@ -5,11 +5,11 @@
  * decoded and what it sent, so a test can compare kubectl's view with ours.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeObject, encodeObject, isProtobufMediaType, PROTOBUF_MEDIA_TYPE, type JsonObject } from '../../src/protobuf/index.ts';
 import type { GroupVersionKind } from '../../src/openapi/schema-dsl.ts';
+import { scratchDirSync } from '../support/scratch-dir.ts';
 
 export interface RecordedCreate {
   readonly path: string;
@@ -108,7 +108,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 export async function startFakeApiServer(): Promise<FakeApiServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'orch-pb-'));
+  const dir = scratchDirSync('orch-pb-');
   const creates: RecordedCreate[] = [];
   const requests: RecordedRequest[] = [];
   const canned = new Map<string, CannedResponse>();

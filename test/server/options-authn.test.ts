@@ -5,9 +5,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { OptionsError, defaultOptions, parseArgs } from '../../src/server/options.ts';
+import { scratchDirSync } from '../support/scratch-dir.ts';
 
 describe('authentication flags', () => {
   it('defaults: bootstrap tokens off, no authenticating proxy', () => {
@@ -24,7 +24,7 @@ describe('authentication flags', () => {
   });
 
   it('--requestheader-* lists take commas and repeat (appending, as a string slice flag)', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orch-opts-'));
+    const dir = scratchDirSync('orch-opts-');
     try {
       const ca = path.join(dir, 'ca.crt');
       fs.writeFileSync(ca, 'pem');

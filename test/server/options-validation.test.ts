@@ -8,6 +8,7 @@ import { OptionsError, defaultOptions, parseArgs } from '../../src/server/option
 import { startServer } from '../../src/server/server.ts';
 import { createLogger } from '../../src/server/logging.ts';
 import { admissionPluginProblems, admissionPluginEnabled } from '../../src/admission/plugin-names.ts';
+import { scratchDirSync } from '../support/scratch-dir.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 
@@ -64,14 +65,14 @@ describe('flag validation happens before any side effect', () => {
   });
 
   it('startServer refuses bad options without creating the data dir', async () => {
-    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'orch-opts-')), 'data');
+    const dir = path.join(scratchDirSync('orch-opts-'), 'data');
     const opts = { ...defaultOptions(), dataDir: dir, authorizationMode: ['Bogus'] };
     await assert.rejects(startServer(opts, createLogger({ level: 'silent' })), OptionsError);
     assert.equal(fs.existsSync(dir), false);
   });
 
   it('main exits 2 with a one-line error and no stack trace, and writes nothing', () => {
-    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'orch-opts-')), 'data');
+    const dir = path.join(scratchDirSync('orch-opts-'), 'data');
     for (const flag of ['--authorization-mode=Bogus', '--enable-admission-plugins=TotallyBogus']) {
       const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, flag, `--data-dir=${dir}`, '--secure-port=1', '--uws-port=0'], { encoding: 'utf8', timeout: 30_000 });
       assert.equal(r.status, 2, `${flag}: ${r.stderr}`);

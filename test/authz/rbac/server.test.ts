@@ -12,10 +12,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '../../support/test-server.ts';
 import { apiGroup, names } from '../../../src/naming/index.ts';
+import { scratchDir } from '../../support/scratch-dir.ts';
 
 const RBAC = apiGroup('rbac.authorization');
 const RBAC_PATH = `/apis/${RBAC}/v1`;
@@ -60,7 +60,7 @@ async function mustCreate(url: string, body: object): Promise<void> {
 }
 
 before(async () => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'orch-rbac-'));
+  const dir = await scratchDir('orch-rbac-');
   const tokenFile = path.join(dir, 'tokens.csv');
   const lines = Object.values(USERS).map((u) => `${u.token},${u.name},uid-${u.name.replace(/:/g, '-')}${u.groups.length ? `,"${u.groups.join(',')}"` : ''}`);
   await fs.writeFile(tokenFile, lines.join('\n') + '\n', { mode: 0o600 });
