@@ -368,6 +368,13 @@ export interface ListResult {
 const ITEM_MARK = Buffer.from('"uid":"');
 
 /** Items in a list body: counts `"uid":"` (every ConfigMap has one, the list metadata none). */
+/** ConfigMaps the server keeps in the listed namespace itself (the root CA publisher's): counted in every LIST. */
+export async function existingConfigMaps(client: ApiClient): Promise<number> {
+  const r = await client.request('GET', CM_PATH, null, true);
+  if (r.status !== 200 || r.body === undefined || r.body === null) throw new Error(`listing the ConfigMaps already there: HTTP ${r.status}`);
+  return countItems(r.body);
+}
+
 function countItems(body: Buffer): number {
   let n = 0;
   for (let at = body.indexOf(ITEM_MARK); at >= 0; at = body.indexOf(ITEM_MARK, at + ITEM_MARK.length)) n++;
