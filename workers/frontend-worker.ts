@@ -12,7 +12,7 @@ import { TEST_HOOKS_ENV, type FrontendWorkerData } from '../src/server/frontend-
 import { ControlChannel } from '../src/server/control-channel.ts';
 import { batchedDestination, createLogger, type LogLevel } from '../src/server/logging.ts';
 import { buildPipeline, buildRegistry } from '../src/server/pipeline.ts';
-import { RemoteAuditSink, auditBlocking } from '../src/audit/index.ts';
+import { RemoteAuditSink, auditAcceptsLines, auditBlocking } from '../src/audit/index.ts';
 import { SharedInflightCounter } from '../src/server/shared-inflight.ts';
 import { ClientShardRouter } from '../shards/client-router.ts';
 import { WatchBudget } from '../src/frontends/watch-budget.ts';
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   await checkStop();
   // Closed after the pipeline (pushed before it): the pipeline's close hands over the last events, the
   // sink's waits until the main thread has them all, so none is lost when this thread ends.
-  const auditSink = data.auditPort === null ? undefined : new RemoteAuditSink(data.auditPort, auditBlocking(opts.audit));
+  const auditSink = data.auditPort === null ? undefined : new RemoteAuditSink(data.auditPort, auditBlocking(opts.audit), auditAcceptsLines(opts.audit));
   if (auditSink !== undefined) cleanups.push(() => auditSink.close());
   const pipeline = await buildPipeline({
     opts,

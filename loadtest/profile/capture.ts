@@ -55,6 +55,8 @@ export interface CaptureOptions {
   readonly dir: string;
   readonly frontEnds: readonly FrontEnd[];
   readonly ops: readonly Operation[];
+  /** Extra flags for the server (for example an audit policy). */
+  readonly serverArgs?: readonly string[];
   readonly seconds: number;
   readonly clients: number;
   readonly intervalUs: number;
@@ -76,7 +78,7 @@ export async function capture(o: CaptureOptions): Promise<Manifest> {
   process.env['ORCH_PROFILE_INTERVAL_US'] = String(o.intervalUs);
   let server: ServerHandle;
   try {
-    server = await startApiServer('embedded', null);
+    server = await startApiServer('embedded', null, o.serverArgs ?? []);
   } finally {
     for (const k of ['NODE_OPTIONS', 'ORCH_PROFILE_DIR', 'ORCH_PROFILE_INTERVAL_US']) {
       if (saved[k] === undefined) delete process.env[k];

@@ -6,7 +6,8 @@
  * into µs of server CPU per request per stage (stages.ts maps functions and
  * files to stages; fold.ts scales each thread's sample shares by its /proc CPU).
  *
- *   node --import tsx loadtest/profile/run.ts [--front-ends=uws-h1,secure-h2] [--out=<file>] [--keep=<dir>]
+ *   node --import tsx loadtest/profile/run.ts [--front-ends=uws-h1,secure-h2] [--ops=get,create] [--out=<file>] [--keep=<dir>]
+ *       [--server-args='--audit-policy-file=... --audit-log-path=...']   (extra flags for the server, split at spaces)
  *   node --import tsx loadtest/profile/run.ts --fold=<dir>   (re-fold a kept capture; e.g. after editing stages.ts)
  *
  * Knobs: PROFILE_SECONDS=6 (one window per front end and operation),
@@ -18,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { argValue, envNumber } from '../lib/env.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
 import { REPO_ROOT, stopEverything } from '../api/server.ts';
-import { capture, haveH2load, FRONT_END_LABEL, type FrontEnd, type Manifest } from './capture.ts';
+import { capture, haveH2load, FRONT_END_LABEL, type FrontEnd, type Manifest, type Operation } from './capture.ts';
 import { foldWindow, hotMain, perRequest, type WindowFold } from './fold.ts';
 
 const FRONT_ENDS: readonly FrontEnd[] = ['uws-h1', 'secure-h2', 'secure-h1'];
@@ -109,7 +110,8 @@ async function main(argv: readonly string[]): Promise<number> {
     manifest = await capture({
       dir,
       frontEnds,
-      ops: ['get', 'create'],
+      ops: (argValue('ops', argv) ?? 'get,create').split(',').filter((x): x is Operation => x === 'get' || x === 'create'),
+      serverArgs: (argValue('server-args', argv) ?? '').split(' ').filter((a) => a !== ''),
       seconds,
       clients: envNumber('PROFILE_CLIENTS', 32),
       intervalUs,

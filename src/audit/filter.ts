@@ -17,11 +17,12 @@
  */
 import type { Filter, RequestContext } from '../server/context.ts';
 import type { Logger } from '../server/logging.ts';
-import { trackedResponse } from '../server/filters/tracked-response.ts';
+import { trackedResponse, type TrackedResponse } from '../server/filters/tracked-response.ts';
 import { errors } from '../api/status.ts';
 import { writeStatus } from '../server/filters/write-status.ts';
 import { buildEvent, type AuditRecord } from './event.ts';
 import { entryOf, jsonEntry } from './entry.ts';
+import { encodeLines } from './lines.ts';
 import { eventJson } from './serialize.ts';
 import type { PolicyChecker } from './policy.ts';
 import { EVENT_QUEUED, type AuditSink } from './sink.ts';
@@ -62,6 +63,20 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
     scheduled = false;
     const jobs = pending;
     pending = [];
+    if (jobs.length === 0) return;
+    if (sink.acceptsLines) {
+      // The log alone: the turn's events as one set of encoded lines (lines.ts).
+      const lines: string[] = [];
+      for (const { rec, stage, at } of jobs) {
+        try {
+          lines.push(eventJson(rec, stage, at));
+        } catch (err) {
+          logger.error({ err }, 'audit event could not be built');
+        }
+      }
+      sink.processLines(encodeLines(lines));
+      return;
+    }
     for (const { rec, stage, at } of jobs) {
       try {
         const written = sink.process(jsonEntry(eventJson(rec, stage, at)));
@@ -99,7 +114,7 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
     logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written');
   };
 
-  const filter: Filter = async (ctx, next) => {
+  const filter: Filter = (ctx, next) => {
     const info = ctx.info;
     if (info === undefined) throw new Error('audit without request info: handler chain must be wrong');
     const cfg = checker.evaluate({
@@ -114,10 +129,7 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
       name: info.name,
     });
     metrics?.level(cfg.level);
-    if (cfg.level === 'None') {
-      await next();
-      return;
-    }
+    if (cfg.level === 'None') return next();
     const rec: AuditRecord = {
       ctx,
       level: cfg.level,
@@ -129,21 +141,46 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
       responseBytes: 0,
     };
     // The original answers every request with its audit ID; here the audited ones, which the event names.
-    trackedResponse(ctx).extraHeaders = { 'audit-id': ctx.auditID };
+    const res = trackedResponse(ctx);
+    res.addHeader('audit-id', ctx.auditID);
     open++;
     const omit = cfg.omitStages;
-    /** Sends a stage's event; with a blocking sink, the promise of its write. */
+    if (!sink.blocking) {
+      // Batch mode: nothing waits for an event, so no async frame either; the events are queued for the
+      // turn's end (later) when the request arrives, when a watch's head goes out, and when the response ended.
+      if (!omit.has('RequestReceived')) {
+        metrics?.event();
+        later(rec, 'RequestReceived', rec.receivedAt);
+      }
+      if (levelAtLeast(cfg.level, 'Request')) ctx.req = tapRequestBody(ctx.req, (body) => (rec.requestBody = body));
+      if (cfg.level === 'RequestResponse' && !ctx.longRunning) captureResponse(ctx, rec);
+      if (ctx.longRunning && !omit.has('ResponseStarted')) {
+        res.onHeadWritten(() => {
+          metrics?.event();
+          later(rec, 'ResponseStarted', Date.now());
+        });
+      }
+      res.onFinished(() => {
+        const stage = ctx.panicked ? 'Panic' : 'ResponseComplete';
+        if (!omit.has(stage)) {
+          metrics?.event();
+          later(rec, stage, Date.now());
+        }
+        ended();
+      });
+      return next();
+    }
+    return blockingRequest(ctx, next, rec, omit, res);
+  };
+
+  /** A request whose events the backends write before it goes on (blocking modes). */
+  const blockingRequest = async (ctx: RequestContext, next: () => Promise<void>, rec: AuditRecord, omit: ReadonlySet<Stage>, res: TrackedResponse): Promise<void> => {
+    /** Writes a stage's event; the promise of its write. */
     const emit = (stage: Stage): Promise<void> | undefined => {
       if (omit.has(stage)) return undefined;
       metrics?.event();
-      const now = Date.now();
-      if (!sink.blocking) {
-        later(rec, stage, now);
-        return undefined;
-      }
-      return sink.process(jsonEntry(eventJson(rec, stage, now)));
+      return sink.process(jsonEntry(eventJson(rec, stage, Date.now())));
     };
-
     const received = emit('RequestReceived');
     if (received !== undefined) {
       try {
@@ -156,9 +193,8 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
         return;
       }
     }
-    if (levelAtLeast(cfg.level, 'Request')) ctx.req = tapRequestBody(ctx.req, (body) => (rec.requestBody = body));
-    const res = trackedResponse(ctx);
-    if (cfg.level === 'RequestResponse' && !ctx.longRunning) captureResponse(ctx, rec);
+    if (levelAtLeast(rec.level, 'Request')) ctx.req = tapRequestBody(ctx.req, (body) => (rec.requestBody = body));
+    if (rec.level === 'RequestResponse' && !ctx.longRunning) captureResponse(ctx, rec);
     let started: Promise<void> | undefined;
     if (ctx.longRunning) res.onHeadWritten(() => (started = emit('ResponseStarted')?.catch(failed)));
     try {
@@ -167,7 +203,7 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
       // The event comes once the response ended: a watch ends long after the handler returned, and an
       // error thrown out of here is answered by panic recovery further out.
       const complete = (): Promise<void> | undefined => emit(ctx.panicked ? 'Panic' : 'ResponseComplete');
-      if (sink.blocking && res.finished) {
+      if (res.finished) {
         await started;
         await complete()?.catch(failed);
         ended();
@@ -176,7 +212,6 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
           void complete()?.catch(failed);
           ended();
         };
-        // No promise per request unless a ResponseStarted write is still under way (blocking sinks).
         res.onFinished(() => (started === undefined ? completeLogged() : void started.then(completeLogged)));
       }
     }

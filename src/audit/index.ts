@@ -10,7 +10,7 @@ import { auditEnabled, type AuditOptions } from './config.ts';
 import { withAudit, withFailedAuthenticationAudit } from './filter.ts';
 import { LogBackend } from './log-backend.ts';
 import { loadPolicy } from './policy.ts';
-import { LocalAuditSink, type AuditSink, type ModedBackend } from './sink.ts';
+import { LocalAuditSink, batchesGoAtOnce, type AuditSink, type ModedBackend } from './sink.ts';
 import { WebhookBackend } from './webhook-backend.ts';
 import type { AuditMetrics } from './types.ts';
 
@@ -24,6 +24,16 @@ const LOG_BATCH_COALESCE_MS = 5;
 /** Whether requests wait for their events (a blocking backend is configured). */
 export function auditBlocking(a: AuditOptions): boolean {
   return (a.log.path !== undefined && a.log.mode !== 'batch') || (a.webhook.configFile !== undefined && a.webhook.mode !== 'batch');
+}
+
+/**
+ * Whether the backends take a turn's events as encoded lines (sink.ts,
+ * acceptsLines): the log alone, in batch mode, JSON, without the truncate
+ * plugin, its batches sent at once (the defaults). Front-end threads read it from the options; the
+ * main thread's sink decides from its backends, and the two agree.
+ */
+export function auditAcceptsLines(a: AuditOptions): boolean {
+  return a.log.path !== undefined && a.log.mode === 'batch' && a.log.format === 'json' && a.log.truncate?.enabled !== true && batchesGoAtOnce(a.log.batch) && a.webhook.configFile === undefined;
 }
 
 /** The backends the options name, behind their modes; null when auditing is off. */

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { AuditEntry } from './entry.ts';
+import type { EncodedLines } from './lines.ts';
 import type { AuditBackend } from './sink.ts';
 import type { AuditEvent } from './types.ts';
 
@@ -102,7 +103,8 @@ export class LogBackend implements AuditBackend {
   readonly #opts: LogBackendOptions;
   #fh: FileHandle | undefined;
   #size = 0;
-  #pending: string[] = [];
+  /** Bytes waiting for the next write, in order. */
+  #pending: Uint8Array[] = [];
   #waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   #writing = false;
   /** A write is scheduled (a timer or the next turn). */
@@ -141,9 +143,23 @@ export class LogBackend implements AuditBackend {
    * its line, and one file write per request would be the bottleneck.
    */
   write(events: readonly AuditEntry[]): Promise<void> {
-    const text = formatEvents(events, this.#opts.format);
+    return this.#enqueue([Buffer.from(formatEvents(events, this.#opts.format), 'utf8')]);
+  }
+
+  /** JSON lines as they go to the file: what the batch-mode filters encode (lines.ts). */
+  get acceptsLines(): boolean {
+    return this.#opts.format === 'json';
+  }
+
+  /** Appends lines already encoded (JSON format only: see acceptsLines). */
+  writeLines(lines: EncodedLines): Promise<void> {
+    if (!this.acceptsLines) return Promise.reject(new Error('the legacy audit log format takes events, not JSON lines'));
+    return this.#enqueue(lines.chunks);
+  }
+
+  #enqueue(chunks: readonly Uint8Array[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.#pending.push(text);
+      for (const c of chunks) this.#pending.push(c);
       this.#waiters.push({ resolve, reject });
       this.#kick();
     });
@@ -171,12 +187,12 @@ export class LogBackend implements AuditBackend {
     this.#writing = true;
     // One write of everything gathered; what arrives meanwhile is scheduled anew.
     if (this.#pending.length > 0) {
-      const text = this.#pending.join('');
+      const chunks = this.#pending;
       const waiters = this.#waiters;
       this.#pending = [];
       this.#waiters = [];
       try {
-        await this.#append(text);
+        await this.#append(chunks);
         for (const w of waiters) w.resolve();
       } catch (err) {
         for (const w of waiters) w.reject(err);
@@ -189,17 +205,18 @@ export class LogBackend implements AuditBackend {
     for (const r of idle) r();
   }
 
-  async #append(text: string): Promise<void> {
+  async #append(chunks: Uint8Array[]): Promise<void> {
     if (this.#opts.path === '-') {
-      await new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
+      const bytes = Buffer.concat(chunks);
+      await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (err) => (err ? reject(err) : resolve())));
       return;
     }
-    // The string goes to the file as it is (encoded once, there). Counting its UTF-8 bytes first would cost
-    // as much again: rotation decides on its length (the bytes of ASCII text, which events nearly always
-    // are) and the size counts the bytes written.
+    let length = 0;
+    for (const c of chunks) length += c.byteLength;
     if (this.#fh === undefined) await this.#openFile();
-    if (this.#size > 0 && this.#size + text.length > this.#maxBytes) await this.#rotate();
-    const { bytesWritten } = await this.#fh!.write(text, null, 'utf8');
+    if (this.#size > 0 && this.#size + length > this.#maxBytes) await this.#rotate();
+    // One system call for every chunk gathered (libuv writes on until all of it is in).
+    const { bytesWritten } = await this.#fh!.writev(chunks);
     this.#size += bytesWritten;
   }
 

@@ -13,11 +13,14 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { jsonEntry, type AuditEntry } from './entry.ts';
+import { transferList, type EncodedLines } from './lines.ts';
 import { EVENT_QUEUED, type AuditSink, type LocalAuditSink } from './sink.ts';
 
 /** Events cross as their JSON: a string is copied, an object graph would be walked and rebuilt. */
 interface EventsMessage {
   readonly events: string[];
+  /** A turn's events as encoded JSON lines, their buffers transferred (batch mode to a log alone: lines.ts). */
+  readonly lines?: EncodedLines;
   /** Set when the sender waits for an answer (blocking modes). */
   readonly id?: number;
 }
@@ -35,9 +38,14 @@ export class RemoteAuditSink implements AuditSink {
   #batch: string[] = [];
   #closed = false;
 
+  /**
+   * @param acceptsLines the owning thread's sink takes encoded lines (read
+   *   from the same options; were it wrong, the owner decodes them).
+   */
   constructor(
     port: MessagePort,
     readonly blocking: boolean,
+    readonly acceptsLines = false,
   ) {
     this.#port = port;
     port.on('message', (m: AckMessage) => {
@@ -63,6 +71,14 @@ export class RemoteAuditSink implements AuditSink {
       const msg: EventsMessage = { id, events: [event.json] };
       this.#port.postMessage(msg);
     });
+  }
+
+  processLines(lines: EncodedLines): void {
+    if (this.#closed || lines.count === 0) return;
+    // Posted in order with the string batches of this port: flush those first.
+    this.#flush();
+    const msg: EventsMessage = { events: [], lines };
+    this.#port.postMessage(msg, transferList(lines));
   }
 
   readonly #flushNow = (): void => this.#flush();
@@ -107,6 +123,10 @@ const CLOSE_TIMEOUT_MS = 2000;
 export function serveRemoteAuditSink(port: MessagePort, sink: LocalAuditSink): void {
   port.on('message', (m: EventsMessage) => {
     if (!Array.isArray(m?.events)) return;
+    if (m.lines !== undefined) {
+      sink.processLines(m.lines);
+      return;
+    }
     const done = sink.processMany(m.events.map(jsonEntry));
     const id = m.id;
     if (id === undefined) {

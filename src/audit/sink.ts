@@ -12,7 +12,8 @@
  *   request (the filter answers 500).
  */
 import { AuditWriteError, TruncatingBackend, type TruncateOptions } from './truncate-backend.ts';
-import type { AuditEntry } from './entry.ts';
+import { jsonEntry, type AuditEntry } from './entry.ts';
+import { decodeLines, type EncodedLines } from './lines.ts';
 import type { AuditMetrics } from './types.ts';
 
 export type AuditMode = 'batch' | 'blocking' | 'blocking-strict';
@@ -29,6 +30,10 @@ export interface AuditBackend {
   readonly pipelined?: boolean;
   /** Writes events in order; rejects when they could not be written. */
   write(events: readonly AuditEntry[]): Promise<void>;
+  /** True when the backend takes events as encoded JSON lines (writeLines): the log in JSON format. */
+  readonly acceptsLines?: boolean;
+  /** Writes encoded JSON lines, in order with write(); only when acceptsLines. */
+  writeLines?(lines: EncodedLines): Promise<void>;
   /** Flushes what is buffered and releases the file or connection. */
   close(): Promise<void>;
 }
@@ -59,6 +64,14 @@ export interface AuditSink {
    * for the request).
    */
   process(event: AuditEntry): Promise<void>;
+  /**
+   * True when every backend is in batch mode and takes encoded lines (the
+   * log alone, JSON, no truncate plugin, no throttle): then the filter hands
+   * over a turn's events with processLines, never waited for.
+   */
+  readonly acceptsLines: boolean;
+  /** Takes a turn's events as encoded JSON lines (only when acceptsLines). */
+  processLines(lines: EncodedLines): void;
   close(): Promise<void>;
 }
 
@@ -71,6 +84,16 @@ function lostCount(err: unknown, events: number): number {
   return err instanceof AuditWriteError ? err.lostEvents : events;
 }
 
+/**
+ * Whether every event is handed to the backend as soon as it is queued: no
+ * throttle, and a batch is sent when one event is in it or without waiting
+ * (the log's defaults, `-batch-max-size=1`). Only then can events skip the
+ * queue (addLines) without changing when they are written.
+ */
+export function batchesGoAtOnce(b: BatchOptions): boolean {
+  return !b.throttleEnable && (b.maxSize <= 1 || b.maxWaitMs === 0);
+}
+
 /** The batch mode: a bounded queue drained by one loop. */
 export class BatchingBackend {
   readonly #queue: AuditEntry[] = [];
@@ -79,6 +102,8 @@ export class BatchingBackend {
   #tokens: number;
   #lastRefill = performance.now();
   #closed = false;
+  /** Events handed to the backend as lines and not yet written: they count against the buffer's size. */
+  #linesInFlight = 0;
   dropped = 0;
 
   constructor(
@@ -92,15 +117,47 @@ export class BatchingBackend {
 
   add(event: AuditEntry): void {
     if (this.#closed) return;
-    if (this.#queue.length >= this.opts.bufferSize) {
-      // The original drops too (and counts apiserver_audit_error_total): a stuck backend must not hold requests.
-      this.dropped++;
-      this.lost('buffered', 1);
-      if (this.dropped === 1 || this.dropped % 1000 === 0) this.report(new Error(`audit buffer full: ${this.dropped} events dropped`), `audit backend ${this.backend.name}`);
+    if (this.#queue.length + this.#linesInFlight >= this.opts.bufferSize) {
+      this.#drop(1);
       return;
     }
     this.#queue.push(event);
     this.#schedule();
+  }
+
+  /** Whether addLines may be used: the backend takes lines, and batches go at once (batchesGoAtOnce). */
+  get acceptsLines(): boolean {
+    return this.backend.acceptsLines === true && this.backend.writeLines !== undefined && batchesGoAtOnce(this.opts);
+  }
+
+  /**
+   * A turn's events as encoded lines, straight to the backend (which joins
+   * whatever arrives before its next write). Bounded like the queue: lines
+   * not yet written count against the buffer's size, and a set that does
+   * not fit is dropped whole.
+   */
+  addLines(lines: EncodedLines): void {
+    if (this.#closed || lines.count === 0) return;
+    if (this.#queue.length + this.#linesInFlight + lines.count > this.opts.bufferSize) {
+      this.#drop(lines.count);
+      return;
+    }
+    this.#linesInFlight += lines.count;
+    this.backend.writeLines!(lines).then(
+      () => (this.#linesInFlight -= lines.count),
+      (err: unknown) => {
+        this.#linesInFlight -= lines.count;
+        this.#failed(err, lines.count);
+      },
+    );
+  }
+
+  #drop(events: number): void {
+    // The original drops too (and counts apiserver_audit_error_total): a stuck backend must not hold requests.
+    const before = this.dropped;
+    this.dropped += events;
+    this.lost('buffered', events);
+    if (before === 0 || Math.floor(before / 1000) !== Math.floor(this.dropped / 1000)) this.report(new Error(`audit buffer full: ${this.dropped} events dropped`), `audit backend ${this.backend.name}`);
   }
 
   #schedule(): void {
@@ -207,6 +264,18 @@ export class LocalAuditSink implements AuditSink {
       else this.#direct.push({ backend, strict: b.mode === 'blocking-strict' });
     }
     this.blocking = this.#direct.length > 0;
+    this.acceptsLines = this.#direct.length === 0 && this.#batched.length > 0 && this.#batched.every((b) => b.acceptsLines);
+  }
+
+  readonly acceptsLines: boolean;
+
+  processLines(lines: EncodedLines): void {
+    if (this.acceptsLines) {
+      for (const b of this.#batched) b.addLines(lines);
+      return;
+    }
+    // A sender that thought otherwise (a worker reads the options, this sink its backends): events one by one.
+    for (const json of decodeLines(lines)) void this.process(jsonEntry(json)).catch(() => undefined);
   }
 
   process(event: AuditEntry): Promise<void> {

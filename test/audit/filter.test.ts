@@ -13,13 +13,20 @@ import { withAudit, withFailedAuthenticationAudit } from '../../src/audit/filter
 import { PolicyChecker } from '../../src/audit/policy.ts';
 import type { AuditSink } from '../../src/audit/sink.ts';
 import type { AuditEntry } from '../../src/audit/entry.ts';
+import { decodeLines, type EncodedLines } from '../../src/audit/lines.ts';
 import { DECISION_ANNOTATION, REASON_ANNOTATION, type AuditEvent, type Policy } from '../../src/audit/types.ts';
 import { createLogger } from '../../src/server/logging.ts';
 
 class RecordingSink implements AuditSink {
   events: AuditEvent[] = [];
   failNext = 0;
-  constructor(readonly blocking: boolean) {}
+  constructor(
+    readonly blocking: boolean,
+    readonly acceptsLines = false,
+  ) {}
+  processLines(lines: EncodedLines): void {
+    for (const json of decodeLines(lines)) this.events.push(JSON.parse(json) as AuditEvent);
+  }
   async process(entry: AuditEntry): Promise<void> {
     if (this.failNext > 0) {
       this.failNext--;
@@ -31,8 +38,8 @@ class RecordingSink implements AuditSink {
   async close(): Promise<void> {}
 }
 
-function setup(policy: Policy, blocking = false): { h: ReturnType<typeof createHarness>; sink: RecordingSink } {
-  const sink = new RecordingSink(blocking);
+function setup(policy: Policy, blocking = false, lines = false): { h: ReturnType<typeof createHarness>; sink: RecordingSink } {
+  const sink = new RecordingSink(blocking, lines);
   const deps = { checker: new PolicyChecker(policy), sink, logger: createLogger({ level: 'silent' }) };
   return { h: createHarness({}, { audit: withAudit(deps).filter, auditFailedAuthentication: withFailedAuthenticationAudit(deps) }), sink };
 }
@@ -43,49 +50,53 @@ async function settle(sink: RecordingSink, n: number): Promise<void> {
 
 const METADATA: Policy = { rules: [{ level: 'Metadata' }] };
 
-test('a handler panic gives the Panic stage with 500; a Status error a ResponseComplete with its code', async () => {
-  const { h, sink } = setup(METADATA);
-  const res = await h.send('GET', '/api/v1/namespaces/default/pods/x', { token: 'alice-token', test: 'panic' });
-  assert.equal(res.status, 500);
-  await settle(sink, 2);
-  assert.deepEqual(sink.events.map((e) => e.stage), ['RequestReceived', 'Panic']);
-  assert.equal(sink.events[1]!.responseStatus?.code, 500);
-  assert.equal(sink.events[1]!.auditID, res.headers['audit-id']);
-  assert.doesNotMatch(JSON.stringify(sink.events), /secret internals/, 'the error text stays in the server log');
+// Batch mode either way the events reach the sink: one by one, or a turn's events as encoded lines (the log alone).
+for (const lines of [false, true]) {
+  const suffix = lines ? ' (events as encoded lines)' : '';
+  test(`a handler panic gives the Panic stage with 500; a Status error a ResponseComplete with its code${suffix}`, async () => {
+    const { h, sink } = setup(METADATA, false, lines);
+    const res = await h.send('GET', '/api/v1/namespaces/default/pods/x', { token: 'alice-token', test: 'panic' });
+    assert.equal(res.status, 500);
+    await settle(sink, 2);
+    assert.deepEqual(sink.events.map((e) => e.stage), ['RequestReceived', 'Panic']);
+    assert.equal(sink.events[1]!.responseStatus?.code, 500);
+    assert.equal(sink.events[1]!.auditID, res.headers['audit-id']);
+    assert.doesNotMatch(JSON.stringify(sink.events), /secret internals/, 'the error text stays in the server log');
 
-  sink.events = [];
-  const nf = await h.send('GET', '/api/v1/namespaces/default/pods/x', { token: 'alice-token', test: 'status-error' });
-  assert.equal(nf.status, 404);
-  await settle(sink, 2);
-  assert.deepEqual(sink.events.map((e) => [e.stage, e.responseStatus?.code]), [['RequestReceived', undefined], ['ResponseComplete', 404]]);
-});
+    sink.events = [];
+    const nf = await h.send('GET', '/api/v1/namespaces/default/pods/x', { token: 'alice-token', test: 'status-error' });
+    assert.equal(nf.status, 404);
+    await settle(sink, 2);
+    assert.deepEqual(sink.events.map((e) => [e.stage, e.responseStatus?.code]), [['RequestReceived', undefined], ['ResponseComplete', 404]]);
+  });
 
-test('a watch: ResponseStarted when its head goes out, ResponseComplete when it ends', async () => {
-  const { h, sink } = setup(METADATA);
-  const w = h.start('GET', '/api/v1/namespaces/default/pods?watch=1', { token: 'alice-token' });
-  await settle(sink, 2);
-  assert.deepEqual(sink.events.map((e) => e.stage), ['RequestReceived', 'ResponseStarted']);
-  assert.equal(sink.events[1]!.verb, 'watch');
-  assert.equal(sink.events[1]!.responseStatus?.code, 200);
-  w.disconnect();
-  await w.done;
-  await settle(sink, 3);
-  assert.deepEqual(sink.events.map((e) => e.stage), ['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
-});
+  test(`a watch: ResponseStarted when its head goes out, ResponseComplete when it ends${suffix}`, async () => {
+    const { h, sink } = setup(METADATA, false, lines);
+    const w = h.start('GET', '/api/v1/namespaces/default/pods?watch=1', { token: 'alice-token' });
+    await settle(sink, 2);
+    assert.deepEqual(sink.events.map((e) => e.stage), ['RequestReceived', 'ResponseStarted']);
+    assert.equal(sink.events[1]!.verb, 'watch');
+    assert.equal(sink.events[1]!.responseStatus?.code, 200);
+    w.disconnect();
+    await w.done;
+    await settle(sink, 3);
+    assert.deepEqual(sink.events.map((e) => e.stage), ['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
+  });
 
-test('the authorizer\'s decision and reason are annotations; omitted stages are not sent', async () => {
-  const { h, sink } = setup({ omitStages: ['RequestReceived'], rules: [{ level: 'Metadata' }] });
-  const res = await h.send('GET', '/api/v1/namespaces/default/pods', { token: 'carol-token' });
-  assert.equal(res.status, 403);
-  await settle(sink, 1);
-  await new Promise((r) => setImmediate(r));
-  assert.equal(sink.events.length, 1);
-  const ev = sink.events[0]!;
-  assert.equal(ev.stage, 'ResponseComplete');
-  assert.equal(ev.user.username, 'carol');
-  assert.equal(ev.annotations?.[DECISION_ANNOTATION], 'forbid');
-  assert.equal(ev.annotations?.[REASON_ANNOTATION], 'no RBAC policy matched');
-});
+  test(`the authorizer's decision and reason are annotations; omitted stages are not sent${suffix}`, async () => {
+    const { h, sink } = setup({ omitStages: ['RequestReceived'], rules: [{ level: 'Metadata' }] }, false, lines);
+    const res = await h.send('GET', '/api/v1/namespaces/default/pods', { token: 'carol-token' });
+    assert.equal(res.status, 403);
+    await settle(sink, 1);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(sink.events.length, 1);
+    const ev = sink.events[0]!;
+    assert.equal(ev.stage, 'ResponseComplete');
+    assert.equal(ev.user.username, 'carol');
+    assert.equal(ev.annotations?.[DECISION_ANNOTATION], 'forbid');
+    assert.equal(ev.annotations?.[REASON_ANNOTATION], 'no RBAC policy matched');
+  });
+}
 
 test('level None: no event, no Audit-Id header', async () => {
   const { h, sink } = setup({ rules: [{ level: 'None', users: ['alice'] }, { level: 'Metadata' }] });

@@ -21,8 +21,14 @@ export class TrackedResponse implements ApiResponse {
   ended = false;
   /** Sees every body chunk the handler writes (audit at RequestResponse level); unset for nearly every request. */
   bodyTap: ((chunk: Uint8Array | string) => void) | undefined;
-  /** Headers added to whatever head goes out (the audit filter's Audit-Id); unset for most requests. */
+  /**
+   * Headers added to whatever head goes out (the audit filter's Audit-Id, the
+   * priority level's UIDs); unset for most requests. Add them with
+   * addHeader/addHeaders: a shared object is copied before it is added to.
+   */
   extraHeaders: Readonly<Record<string, string>> | undefined;
+  /** extraHeaders is this response's own object (may be added to in place). */
+  #ownsExtra = false;
   /** Set once the response was taken away from the handler. */
   sealed = false;
   /** True once the response ended or the client went away. */
@@ -146,6 +152,32 @@ export class TrackedResponse implements ApiResponse {
       end: (chunk) => this.#end(chunk),
       endParts: (parts) => this.#endParts(parts),
     };
+  }
+
+  /** Adds one header to whatever head goes out. */
+  addHeader(name: string, value: string): void {
+    this.#ownExtra()[name] = value;
+  }
+
+  /**
+   * Adds headers to whatever head goes out. `headers` may be shared by many
+   * responses (a route's constant set): it is kept as it is while it is the
+   * only set, and copied once another set joins it.
+   */
+  addHeaders(headers: Readonly<Record<string, string>>): void {
+    if (this.extraHeaders === undefined) {
+      this.extraHeaders = headers;
+      return;
+    }
+    Object.assign(this.#ownExtra(), headers);
+  }
+
+  #ownExtra(): Record<string, string> {
+    if (!this.#ownsExtra) {
+      this.extraHeaders = { ...this.extraHeaders };
+      this.#ownsExtra = true;
+    }
+    return this.extraHeaders as Record<string, string>;
   }
 
   /** Runs `cb` with the status when headers go out (at once if they already did). */

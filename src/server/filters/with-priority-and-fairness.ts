@@ -115,6 +115,5 @@ export function withPriorityAndFairness(opts: PriorityAndFairnessOptions): Filte
 
 /** The route's UID headers on whatever answer goes out (its own object, or merged with another filter's). */
 function setHeaders(ctx: RequestContext, route: Route): void {
-  const tracked = trackedResponse(ctx);
-  tracked.extraHeaders = tracked.extraHeaders === undefined ? route.headers : { ...tracked.extraHeaders, ...route.headers };
+  trackedResponse(ctx).addHeaders(route.headers);
 }
