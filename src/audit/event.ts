@@ -22,6 +22,8 @@ export interface AuditRecord {
   responseBytes: number;
   /** The JSON both stages share (serialize.ts), made at the first, and whom it was made for (impersonation may come later). */
   shared?: { json: string; impersonator: UserInfo | undefined } | undefined;
+  /** Those fields as encoded bytes (metadata-lines.ts), and whom they were made for. */
+  sharedBytes?: { bytes: Uint8Array; impersonator: UserInfo | undefined } | undefined;
 }
 
 /** RFC 3339 with microseconds, as the original's MicroTime prints. */

@@ -22,7 +22,8 @@ import { errors } from '../api/status.ts';
 import { writeStatus } from '../server/filters/write-status.ts';
 import { buildEvent, type AuditRecord } from './event.ts';
 import { entryOf, jsonEntry } from './entry.ts';
-import { encodeLines } from './lines.ts';
+import { LineWriter } from './lines.ts';
+import { writeMetadataLine } from './metadata-lines.ts';
 import { eventJson } from './serialize.ts';
 import type { PolicyChecker } from './policy.ts';
 import { EVENT_QUEUED, type AuditSink } from './sink.ts';
@@ -31,6 +32,9 @@ import { levelAtLeast, type AuditMetrics, type Stage } from './types.ts';
 
 /** How long a stopping thread waits for its audited requests to end before it hands over their events. */
 const FLUSH_WAIT_MS = 1500;
+
+/** Bytes of a typical Metadata line (the first buffer of a turn's lines is sized by it). */
+const LINE_BYTES_ESTIMATE = 900;
 
 /** Responses kept for RequestResponse events up to this size (the original's truncate limit per batch). */
 const MAX_CAPTURED_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -65,16 +69,18 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
     pending = [];
     if (jobs.length === 0) return;
     if (sink.acceptsLines) {
-      // The log alone: the turn's events as one set of encoded lines (lines.ts).
-      const lines: string[] = [];
+      // The log alone: the turn's events as one set of encoded lines (lines.ts), Metadata ones from
+      // parts encoded once (metadata-lines.ts).
+      const w = new LineWriter(jobs.length * LINE_BYTES_ESTIMATE);
       for (const { rec, stage, at } of jobs) {
         try {
-          lines.push(eventJson(rec, stage, at));
+          if (rec.level === 'Metadata') writeMetadataLine(w, rec, stage, at);
+          else w.line(eventJson(rec, stage, at));
         } catch (err) {
           logger.error({ err }, 'audit event could not be built');
         }
       }
-      sink.processLines(encodeLines(lines));
+      sink.processLines(w.take());
       return;
     }
     for (const { rec, stage, at } of jobs) {

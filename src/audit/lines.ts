@@ -1,21 +1,22 @@
 /**
  * Audit events as log lines in bytes: the batch-mode path from the filter to
  * the log file when the log is the only backend (JSON format, no truncate
- * plugin, no throttle), as the original's default `--audit-log-mode=batch`
- * runs it.
+ * plugin, batches sent at once), as the original's default
+ * `--audit-log-mode=batch` runs it.
  *
  * Why bytes: each event is encoded once, into memory the thread owns; a
  * front-end thread hands one turn's lines to the thread that owns the file by
  * transferring those buffers (no copy, no per-event object on either side),
  * and the file takes them as they are (one writev). Handing over strings cost
  * a structured-clone copy on both threads, an entry object per event, and a
- * UTF-8 encode of the joined text at the write: a third of what auditing
- * every GET cost.
+ * UTF-8 encode of the joined text at the write. Parts that repeat (the
+ * constant keys, a request's shared fields) are copied as bytes encoded once
+ * (metadata-lines.ts).
  */
 
 /** Lines encoded into buffers that own their memory (so they can be transferred). */
 export interface EncodedLines {
-  /** The bytes, each view over its own ArrayBuffer; every line ends with `\n`. */
+  /** The bytes, each view over its own ArrayBuffer; every line ends with `\n` (a line may span two chunks). */
   readonly chunks: Uint8Array[];
   /** How many lines (events) they hold. */
   readonly count: number;
@@ -23,33 +24,89 @@ export interface EncodedLines {
 
 /** Smallest buffer made: a quiet turn's one or two events still share one allocation. */
 const MIN_CHUNK = 4096;
+/** A buffer made when the first one is full (the estimate was short). */
+const NEXT_CHUNK = 16 * 1024;
 
 /**
- * Encodes `lines` (JSON documents without line breaks) as UTF-8, each followed
- * by a newline. The first buffer is sized for ASCII text, which events nearly
- * always are; a line that may not fit starts another buffer.
+ * Buffer's encoders without buf.write's argument checks and encoding lookup
+ * (what buf.write calls; on Buffer.prototype in every Node release), for the
+ * many short pieces of a line.
  */
-export function encodeLines(lines: readonly string[]): EncodedLines {
-  /** UTF-16 units (plus newlines) of the lines not yet written. */
-  let left = 0;
-  for (const l of lines) left += l.length + 1;
-  const chunks: Uint8Array[] = [];
+type RawBuffer = Buffer & {
+  latin1Write(s: string, offset: number): number;
+  utf8Write(s: string, offset: number): number;
+};
+
+function alloc(size: number): RawBuffer {
   // allocUnsafeSlow: memory of its own (not Buffer's shared pool), so the buffer can be transferred.
-  let buf = Buffer.allocUnsafeSlow(Math.max(MIN_CHUNK, left));
-  let used = 0;
-  for (const l of lines) {
-    // Past the ASCII estimate only near the end of a buffer: a UTF-16 unit takes at most 3 bytes in UTF-8.
-    if (used + l.length * 3 + 1 > buf.length && used + Buffer.byteLength(l) + 1 > buf.length) {
-      if (used > 0) chunks.push(buf.subarray(0, used));
-      buf = Buffer.allocUnsafeSlow(Math.max(MIN_CHUNK, left * 3));
-      used = 0;
-    }
-    used += buf.write(l, used, 'utf8');
-    buf[used++] = 0x0a;
-    left -= l.length + 1;
+  return Buffer.allocUnsafeSlow(size) as RawBuffer;
+}
+
+/** Writes lines into buffers of their own, growing by new buffers (never copying what was written). */
+export class LineWriter {
+  readonly #chunks: Uint8Array[] = [];
+  #buf: RawBuffer;
+  #used = 0;
+  #count = 0;
+
+  /** `estimate`: the bytes expected (the first buffer's size). */
+  constructor(estimate: number) {
+    this.#buf = alloc(Math.max(MIN_CHUNK, estimate));
   }
-  if (used > 0) chunks.push(buf.subarray(0, used));
-  return { chunks, count: lines.length };
+
+  /** Makes sure the next `n` bytes fit in the current buffer. */
+  reserve(n: number): void {
+    if (this.#used + n <= this.#buf.length) return;
+    if (this.#used > 0) this.#chunks.push(this.#buf.subarray(0, this.#used));
+    this.#buf = alloc(Math.max(NEXT_CHUNK, n));
+    this.#used = 0;
+  }
+
+  /** Bytes already encoded (reserve first). */
+  bytes(b: Uint8Array): void {
+    this.#buf.set(b, this.#used);
+    this.#used += b.length;
+  }
+
+  /** A string known to be ASCII (reserve its length first). */
+  ascii(s: string): void {
+    this.#used += this.#buf.latin1Write(s, this.#used);
+  }
+
+  /** A string as UTF-8 (reserves room itself). */
+  utf8(s: string): void {
+    // A UTF-16 unit takes at most 3 bytes in UTF-8; count exactly only when the cheap bound does not fit.
+    if (this.#used + s.length * 3 > this.#buf.length) this.reserve(Buffer.byteLength(s));
+    this.#used += this.#buf.utf8Write(s, this.#used);
+  }
+
+  /** Ends a line (`\n`). */
+  endLine(): void {
+    this.reserve(1);
+    this.#buf[this.#used++] = 0x0a;
+    this.#count++;
+  }
+
+  /** A whole line from its JSON. */
+  line(json: string): void {
+    this.utf8(json);
+    this.endLine();
+  }
+
+  /** What was written; the writer is not used after. */
+  take(): EncodedLines {
+    if (this.#used > 0) this.#chunks.push(this.#buf.subarray(0, this.#used));
+    return { chunks: this.#chunks, count: this.#count };
+  }
+}
+
+/** Encodes `lines` (JSON documents without line breaks) as UTF-8, each followed by a newline. */
+export function encodeLines(lines: readonly string[]): EncodedLines {
+  let chars = 0;
+  for (const l of lines) chars += l.length + 1;
+  const w = new LineWriter(chars);
+  for (const l of lines) w.line(l);
+  return w.take();
 }
 
 /** The ArrayBuffers to transfer with the chunks. */

@@ -15,7 +15,7 @@ import { AUDIT_API_VERSION, DECISION_ANNOTATION, REASON_ANNOTATION, type Stage }
 
 const q = JSON.stringify;
 
-const HEAD = `{"kind":"Event","apiVersion":${q(AUDIT_API_VERSION)},"level":"Metadata","auditID":`;
+export const HEAD = `{"kind":"Event","apiVersion":${q(AUDIT_API_VERSION)},"level":"Metadata","auditID":`;
 const ANONYMOUS_USER = q(auditUser(undefined));
 const DECISION_KEY = q(DECISION_ANNOTATION);
 const REASON_KEY = q(REASON_ANNOTATION);
@@ -34,7 +34,7 @@ function userOf(u: UserInfo | undefined): string {
 
 /** `"responseStatus":{...}` per code (a few dozen at most). */
 const statusJson = new Map<number, string>();
-function statusOf(code: number): string {
+export function statusOf(code: number): string {
   let json = statusJson.get(code);
   if (json === undefined) {
     json = code >= 400 ? `{"metadata":{},"code":${code},"status":"Failure"}` : `{"metadata":{},"code":${code}}`;
@@ -42,14 +42,16 @@ function statusOf(code: number): string {
   }
   return json;
 }
-const PANIC_STATUS = `{"metadata":{},"code":500,"status":"Failure","message":${q("APIServer panic'd")}}`;
+export const PANIC_STATUS = `{"metadata":{},"code":500,"status":"Failure","message":${q("APIServer panic'd")}}`;
 
 /** From requestURI to objectRef: the same for every stage of a request (until impersonation changes the user). */
-function shared(rec: AuditRecord): string {
+export function shared(rec: AuditRecord): string {
   const ctx = rec.ctx;
   if (rec.shared !== undefined && rec.shared.impersonator === ctx.impersonator) return rec.shared.json;
   const req = ctx.req;
-  let s = `,"requestURI":${q(loggableUri(req.path, req.query))},"verb":${q(ctx.info?.verb ?? req.method.toLowerCase())},"user":${userOf(ctx.impersonator ?? ctx.user)}`;
+  // Without a query string there is nothing to leave out (and no parsed query to build).
+  const uri = req.rawQuery === '' ? req.path : loggableUri(req.path, req.query);
+  let s = `,"requestURI":${q(uri)},"verb":${q(ctx.info?.verb ?? req.method.toLowerCase())},"user":${userOf(ctx.impersonator ?? ctx.user)}`;
   if (ctx.impersonator !== undefined) s += `,"impersonatedUser":${userOf(ctx.user)}`;
   // Without forwarding headers the source is the peer alone (the common case: no list built).
   const ips = req.header('x-forwarded-for') === undefined && req.header('x-real-ip') === undefined ? [rec.remoteAddress.replace(/^::ffff:/, '')].filter((ip) => ip !== '') : sourceIPs(ctx, rec.remoteAddress);
@@ -62,7 +64,7 @@ function shared(rec: AuditRecord): string {
   return s;
 }
 
-function annotations(rec: AuditRecord): string {
+export function annotations(rec: AuditRecord): string {
   const ctx = rec.ctx;
   let s = '';
   if (ctx.authorization !== undefined) {
