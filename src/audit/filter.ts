@@ -12,7 +12,7 @@
  * Cost: a request whose rule is None pays one policy evaluation (Set
  * lookups). Otherwise, with batch-mode backends, the request pays for a small
  * record and a queue push per stage; the events are built and handed to the
- * backends on a later turn of the event loop (setImmediate), off the
+ * backends a moment later (BATCH_GATHER_MS), many requests' at once, off the
  * response path. Blocking backends make the request wait for its events.
  */
 import type { Filter, RequestContext } from '../server/context.ts';
@@ -32,6 +32,9 @@ import { levelAtLeast, type AuditMetrics, type Stage } from './types.ts';
 
 /** How long a stopping thread waits for its audited requests to end before it hands over their events. */
 const FLUSH_WAIT_MS = 1500;
+
+/** Batch mode: how long events gather before they are built and handed over. */
+const BATCH_GATHER_MS = 2;
 
 /** Bytes of a typical Metadata line (the first buffer of a turn's lines is sized by it). */
 const LINE_BYTES_ESTIMATE = 900;
@@ -60,11 +63,12 @@ export interface AuditFilter {
 
 export function withAudit(deps: AuditFilterDeps): AuditFilter {
   const { checker, sink, logger, metrics } = deps;
-  // Batch mode: events made and handed over on the next turn, many requests' at once.
+  // Batch mode: events made and handed over a moment later, many requests' at once.
   let pending: { rec: AuditRecord; stage: Stage; at: number }[] = [];
-  let scheduled = false;
+  let timer: NodeJS.Timeout | undefined;
   const flush = (): void => {
-    scheduled = false;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
     const jobs = pending;
     pending = [];
     if (jobs.length === 0) return;
@@ -94,9 +98,11 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
   };
   const later = (rec: AuditRecord, stage: Stage, at: number): void => {
     pending.push({ rec, stage, at });
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
+    if (timer === undefined) {
+      // Not the next turn: a turn holds a few requests, and each flush pays for a buffer and, from a
+      // front-end thread, a message. The server's stop flushes what is gathered (flushAll).
+      timer = setTimeout(flush, BATCH_GATHER_MS);
+      timer.unref();
     }
   };
   /** Audited requests whose last event is not yet emitted, and who waits for there to be none. */

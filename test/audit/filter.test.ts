@@ -45,7 +45,8 @@ function setup(policy: Policy, blocking = false, lines = false): { h: ReturnType
 }
 
 async function settle(sink: RecordingSink, n: number): Promise<void> {
-  for (let i = 0; i < 200 && sink.events.length < n; i++) await new Promise((r) => setImmediate(r));
+  // Batch mode gathers events for a few milliseconds before it hands them over.
+  for (let i = 0; i < 200 && sink.events.length < n; i++) await new Promise((r) => setTimeout(r, 5));
 }
 
 const METADATA: Policy = { rules: [{ level: 'Metadata' }] };
@@ -88,7 +89,7 @@ for (const lines of [false, true]) {
     const res = await h.send('GET', '/api/v1/namespaces/default/pods', { token: 'carol-token' });
     assert.equal(res.status, 403);
     await settle(sink, 1);
-    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 20));
     assert.equal(sink.events.length, 1);
     const ev = sink.events[0]!;
     assert.equal(ev.stage, 'ResponseComplete');
