@@ -20,10 +20,13 @@ export interface AuditRecord {
   /** Response body chunks, at RequestResponse level for requests that are not long-running. */
   responseChunks: (Uint8Array | string)[] | undefined;
   responseBytes: number;
-  /** The JSON both stages share (serialize.ts), made at the first, and whom it was made for (impersonation may come later). */
-  shared?: { json: string; impersonator: UserInfo | undefined } | undefined;
-  /** Those fields as encoded bytes (metadata-lines.ts), and whom they were made for. */
-  sharedBytes?: { bytes: Uint8Array; impersonator: UserInfo | undefined } | undefined;
+  /** The JSON every stage shares without impersonation, and RequestReceived's in any case (serialize.ts). */
+  sharedPlain?: string | undefined;
+  /** The same once impersonation named the user acted as, and for which impersonator it was made. */
+  sharedImpersonated?: { json: string; impersonator: UserInfo | undefined } | undefined;
+  /** Those two as encoded bytes (metadata-lines.ts). */
+  sharedPlainBytes?: Uint8Array | undefined;
+  sharedImpersonatedBytes?: { bytes: Uint8Array; impersonator: UserInfo | undefined } | undefined;
 }
 
 /** RFC 3339 with microseconds, as the original's MicroTime prints. */
@@ -125,7 +128,8 @@ export function buildEvent(rec: AuditRecord, stage: Stage, now: number): AuditEv
     requestReceivedTimestamp: microTime(rec.receivedAt),
     stageTimestamp: microTime(now),
   };
-  if (ctx.impersonator !== undefined) ev.impersonatedUser = auditUser(ctx.user);
+  // Impersonation comes after this filter: RequestReceived names the authenticated user alone, however late it is built.
+  if (ctx.impersonator !== undefined && stage !== 'RequestReceived') ev.impersonatedUser = auditUser(ctx.user);
   const ua = req.header('user-agent');
   if (ua !== undefined) ev.userAgent = ua;
   const ref = objectRef(ctx);

@@ -36,8 +36,8 @@ const FLUSH_WAIT_MS = 1500;
 /** Batch mode: how long events gather before they are built and handed over. */
 const BATCH_GATHER_MS = 2;
 
-/** Bytes of a typical Metadata line (the first buffer of a turn's lines is sized by it). */
-const LINE_BYTES_ESTIMATE = 900;
+/** The first buffer of the lines gathering (BATCH_GATHER_MS of a busy thread's Metadata lines, ~800 bytes each). */
+const LINES_BUFFER_BYTES = 64 * 1024;
 
 /** Responses kept for RequestResponse events up to this size (the original's truncate limit per batch). */
 const MAX_CAPTURED_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -66,25 +66,43 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
   // Batch mode: events made and handed over a moment later, many requests' at once.
   let pending: { rec: AuditRecord; stage: Stage; at: number }[] = [];
   let timer: NodeJS.Timeout | undefined;
+  /** Lines written since the last flush (sinks that take lines). */
+  let lines: LineWriter | undefined;
+  const schedule = (): void => {
+    if (timer === undefined) {
+      // Not the next turn: a turn holds a few requests, and each flush pays for a buffer and, from a
+      // front-end thread, a message. The server's stop flushes what is gathered (flushAll).
+      timer = setTimeout(flush, BATCH_GATHER_MS);
+      timer.unref();
+    }
+  };
+  /** The writer of the lines gathering now. */
+  const writer = (): LineWriter => {
+    schedule();
+    return (lines ??= new LineWriter(LINES_BUFFER_BYTES));
+  };
   const flush = (): void => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     const jobs = pending;
     pending = [];
-    if (jobs.length === 0) return;
     if (sink.acceptsLines) {
-      // The log alone: the turn's events as one set of encoded lines (lines.ts), Metadata ones from
-      // parts encoded once (metadata-lines.ts).
-      const w = new LineWriter(jobs.length * LINE_BYTES_ESTIMATE);
-      for (const { rec, stage, at } of jobs) {
-        try {
-          if (rec.level === 'Metadata') writeMetadataLine(w, rec, stage, at);
-          else w.line(eventJson(rec, stage, at));
-        } catch (err) {
-          logger.error({ err }, 'audit event could not be built');
+      // The log alone: the events as one set of encoded lines (lines.ts), Metadata ones from parts
+      // encoded once (metadata-lines.ts).
+      if (jobs.length > 0) {
+        const w = (lines ??= new LineWriter(LINES_BUFFER_BYTES));
+        for (const { rec, stage, at } of jobs) {
+          try {
+            if (rec.level === 'Metadata') writeMetadataLine(w, rec, stage, at);
+            else w.line(eventJson(rec, stage, at));
+          } catch (err) {
+            logger.error({ err }, 'audit event could not be built');
+          }
         }
       }
-      sink.processLines(w.take());
+      const w = lines;
+      lines = undefined;
+      if (w !== undefined) sink.processLines(w.take());
       return;
     }
     for (const { rec, stage, at } of jobs) {
@@ -98,12 +116,7 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
   };
   const later = (rec: AuditRecord, stage: Stage, at: number): void => {
     pending.push({ rec, stage, at });
-    if (timer === undefined) {
-      // Not the next turn: a turn holds a few requests, and each flush pays for a buffer and, from a
-      // front-end thread, a message. The server's stop flushes what is gathered (flushAll).
-      timer = setTimeout(flush, BATCH_GATHER_MS);
-      timer.unref();
-    }
+    schedule();
   };
   /** Audited requests whose last event is not yet emitted, and who waits for there to be none. */
   let open = 0;
@@ -157,6 +170,27 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
     res.addHeader('audit-id', ctx.auditID);
     open++;
     const omit = cfg.omitStages;
+    if (sink.acceptsLines && cfg.level === 'Metadata' && !ctx.longRunning) {
+      // The common case, a short request audited at Metadata to the log alone: both lines are written
+      // once the response ended (RequestReceived as it was at arrival: serialize.ts `shared`), into the
+      // lines gathering now; nothing is kept per event meanwhile.
+      const received = !omit.has('RequestReceived');
+      res.onFinished(() => {
+        const stage: Stage = ctx.panicked ? 'Panic' : 'ResponseComplete';
+        const complete = !omit.has(stage);
+        try {
+          const w = writer();
+          if (received) writeMetadataLine(w, rec, 'RequestReceived', rec.receivedAt);
+          if (complete) writeMetadataLine(w, rec, stage, Date.now());
+          if (received) metrics?.event();
+          if (complete) metrics?.event();
+        } catch (err) {
+          logger.error({ err }, 'audit event could not be built');
+        }
+        ended();
+      });
+      return next();
+    }
     if (!sink.blocking) {
       // Batch mode: nothing waits for an event, so no async frame either; the events are queued for the
       // turn's end (later) when the request arrives, when a watch's head goes out, and when the response ended.

@@ -18,6 +18,8 @@ import type { Stage } from './types.ts';
 
 const bytes = (s: string): Buffer => Buffer.from(s, 'utf8');
 
+// A line is HEAD id STAGE shared MIDDLE received-time STAGE_TIME stage-time TAIL; the parts between the
+// per-event values are joined ahead, so a line is six copies and three short ASCII writes.
 const HEAD_BYTES = bytes(`${HEAD}"`);
 const STAGE_BYTES: Record<Stage, Buffer> = {
   RequestReceived: bytes('","stage":"RequestReceived"'),
@@ -25,16 +27,17 @@ const STAGE_BYTES: Record<Stage, Buffer> = {
   ResponseComplete: bytes('","stage":"ResponseComplete"'),
   Panic: bytes('","stage":"Panic"'),
 };
-const STATUS_KEY = bytes(',"responseStatus":');
-const PANIC_BYTES = bytes(PANIC_STATUS);
-const RECEIVED_KEY = bytes(',"requestReceivedTimestamp":"');
+const RECEIVED_KEY = ',"requestReceivedTimestamp":"';
+/** MIDDLE of RequestReceived (no status yet) and of Panic. */
+const RECEIVED_MIDDLE = bytes(RECEIVED_KEY);
+const PANIC_MIDDLE = bytes(`,"responseStatus":${PANIC_STATUS}${RECEIVED_KEY}`);
 const STAGE_TIME_KEY = bytes('","stageTimestamp":"');
-const QUOTE = bytes('"');
-const END = bytes('}');
+/** TAIL without annotations. */
+const PLAIN_TAIL = bytes('"}');
 /** The longest audit ID (context.ts keeps a client's only when it is 1-64 of [A-Za-z0-9._:-]; else a UUID) and a timestamp. */
 const ID_BYTES = 64;
 const TIME_BYTES = 32;
-const FIXED_BYTES = HEAD_BYTES.length + ID_BYTES + 32 + STATUS_KEY.length + PANIC_BYTES.length + RECEIVED_KEY.length + STAGE_TIME_KEY.length + 2 * TIME_BYTES + 8;
+const FIXED_BYTES = HEAD_BYTES.length + ID_BYTES + 32 + STAGE_TIME_KEY.length + 2 * TIME_BYTES;
 
 /** A bounded memo of encoded parts: emptied when it holds too many entries or bytes (inputs seldom repeat then anyway). */
 class PartCache {
@@ -65,7 +68,9 @@ class PartCache {
 
 /** Per serving thread: a few MB at most. */
 const sharedParts = new PartCache(4096, 4 * 1024 * 1024, 4096);
-const annotationParts = new PartCache(1024, 1024 * 1024, 4096);
+/** TAILs with the authorizer's annotations, by its reason, one memo per decision. */
+const allowTails = new PartCache(512, 512 * 1024, 4096);
+const denyTails = new PartCache(512, 512 * 1024, 4096);
 
 /**
  * A number per user object, for the key (the authenticators' caches hand out
@@ -86,12 +91,16 @@ function userId(u: UserInfo | undefined): number {
 /** Length-prefixed, so no value can run into the next one. */
 const part = (s: string | undefined): string => (s === undefined ? '-' : `${s.length}:${s}`);
 
-/** The key of everything `shared(rec)` reads. */
-function sharedKey(rec: AuditRecord): string {
+/**
+ * The key of everything `shared(rec, ...)` reads: the user named as `user`,
+ * the one named as `impersonatedUser` (none in the plain view), and the
+ * request's fields.
+ */
+function sharedKey(rec: AuditRecord, user: UserInfo | undefined, actingAs: UserInfo | undefined): string {
   const ctx = rec.ctx;
   const req = ctx.req;
   return (
-    `${userId(ctx.user)},${userId(ctx.impersonator)},${ctx.info?.verb ?? ''},${req.method},` +
+    `${userId(user)},${userId(actingAs)},${ctx.info?.verb ?? ''},${req.method},` +
     part(rec.remoteAddress) +
     part(req.header('user-agent')) +
     part(req.header('x-forwarded-for')) +
@@ -102,58 +111,60 @@ function sharedKey(rec: AuditRecord): string {
   );
 }
 
-/** The shared part's bytes, once per request (both stages; again only if impersonation changed the user since). */
-function sharedBytesOf(rec: AuditRecord): Uint8Array {
-  const memo = rec.sharedBytes;
-  if (memo !== undefined && memo.impersonator === rec.ctx.impersonator) return memo.bytes;
-  const b = sharedParts.get(sharedKey(rec), () => shared(rec));
-  rec.sharedBytes = { bytes: b, impersonator: rec.ctx.impersonator };
-  return b;
+/** The shared part's bytes for a stage, once per request and view (serialize.ts `shared`). */
+function sharedBytesOf(rec: AuditRecord, received: boolean): Uint8Array {
+  const ctx = rec.ctx;
+  if (received || ctx.impersonator === undefined) {
+    rec.sharedPlainBytes ??= sharedParts.get(sharedKey(rec, ctx.impersonator ?? ctx.user, undefined), () => shared(rec, true));
+    return rec.sharedPlainBytes;
+  }
+  const memo = rec.sharedImpersonatedBytes;
+  if (memo !== undefined && memo.impersonator === ctx.impersonator) return memo.bytes;
+  const bytes = sharedParts.get(sharedKey(rec, ctx.impersonator, ctx.user), () => shared(rec, false));
+  rec.sharedImpersonatedBytes = { bytes, impersonator: ctx.impersonator };
+  return bytes;
 }
 
-function annotationBytes(rec: AuditRecord): Buffer | undefined {
+/** TAIL: the closing quote of the stage time, the annotations, the end of the event. */
+function tailBytes(rec: AuditRecord): Buffer {
   const ctx = rec.ctx;
-  if (ctx.auditAnnotations.size > 0) return bytes(annotations(rec));
+  if (ctx.auditAnnotations.size > 0) return bytes(`"${annotations(rec)}}`);
   const authz = ctx.authorization;
-  if (authz === undefined) return undefined;
-  return annotationParts.get(`${authz.decision}:${authz.reason}`, () => annotations(rec));
+  if (authz === undefined) return PLAIN_TAIL;
+  // Keyed by the reason itself: the authorizers hand out the same reason strings, whose hash V8 keeps.
+  return (authz.decision === 'allow' ? allowTails : denyTails).get(authz.reason, () => `"${annotations(rec)}}`);
+}
+
+/** MIDDLE after ResponseStarted and ResponseComplete, per status code. */
+const middles = new Map<number, Buffer>();
+function middleOf(code: number): Buffer {
+  let b = middles.get(code);
+  if (b === undefined) {
+    b = bytes(`,"responseStatus":${statusOf(code)}${RECEIVED_KEY}`);
+    if (middles.size < 1000) middles.set(code, b);
+  }
+  return b;
 }
 
 /** Writes the Metadata-level event of `stage` as one line (rec.level must be Metadata). */
 export function writeMetadataLine(w: LineWriter, rec: AuditRecord, stage: Stage, now: number): void {
-  const sharedBytes = sharedBytesOf(rec);
-  const notes = stage === 'RequestReceived' ? undefined : annotationBytes(rec);
-  const status = stage === 'RequestReceived' ? undefined : stage === 'Panic' ? PANIC_BYTES : statusBytesOf(rec.ctx.status);
+  const received = stage === 'RequestReceived';
+  const sharedBytes = sharedBytesOf(rec, received);
+  const middle = received ? RECEIVED_MIDDLE : stage === 'Panic' ? PANIC_MIDDLE : middleOf(rec.ctx.status);
+  const tail = received ? PLAIN_TAIL : tailBytes(rec);
   const id = rec.ctx.auditID;
-  const received = microTime(rec.receivedAt);
+  const receivedAt = microTime(rec.receivedAt);
   const stageTime = microTime(now);
   // Everything that could fail is done: from here on only bytes are copied, so no line is left half written.
-  w.reserve(FIXED_BYTES + sharedBytes.length + (notes?.length ?? 0) + (status?.length ?? 0));
+  w.reserve(FIXED_BYTES + sharedBytes.length + middle.length + tail.length);
   w.bytes(HEAD_BYTES);
   w.ascii(id);
   w.bytes(STAGE_BYTES[stage]);
   w.bytes(sharedBytes);
-  if (status !== undefined) {
-    w.bytes(STATUS_KEY);
-    w.bytes(status);
-  }
-  w.bytes(RECEIVED_KEY);
-  w.ascii(received);
+  w.bytes(middle);
+  w.ascii(receivedAt);
   w.bytes(STAGE_TIME_KEY);
   w.ascii(stageTime);
-  w.bytes(QUOTE);
-  if (notes !== undefined) w.bytes(notes);
-  w.bytes(END);
+  w.bytes(tail);
   w.endLine();
-}
-
-/** `{"metadata":{},"code":...}` per code, encoded once. */
-const statusBytes = new Map<number, Buffer>();
-function statusBytesOf(code: number): Buffer {
-  let b = statusBytes.get(code);
-  if (b === undefined) {
-    b = bytes(statusOf(code));
-    if (statusBytes.size < 1000) statusBytes.set(code, b);
-  }
-  return b;
 }

@@ -44,15 +44,34 @@ export function statusOf(code: number): string {
 }
 export const PANIC_STATUS = `{"metadata":{},"code":500,"status":"Failure","message":${q("APIServer panic'd")}}`;
 
-/** From requestURI to objectRef: the same for every stage of a request (until impersonation changes the user). */
-export function shared(rec: AuditRecord): string {
+/**
+ * From requestURI to objectRef: the same for every stage of a request, except
+ * that impersonation (a filter after this one) names the user acted as from
+ * ResponseStarted on. `received`: the RequestReceived view, before
+ * impersonation (the authenticated user alone), whenever it is built.
+ */
+export function shared(rec: AuditRecord, received = false): string {
   const ctx = rec.ctx;
-  if (rec.shared !== undefined && rec.shared.impersonator === ctx.impersonator) return rec.shared.json;
+  const impersonated = !received && ctx.impersonator !== undefined;
+  if (!impersonated) {
+    rec.sharedPlain ??= sharedJson(rec, false);
+    return rec.sharedPlain;
+  }
+  const memo = rec.sharedImpersonated;
+  if (memo !== undefined && memo.impersonator === ctx.impersonator) return memo.json;
+  const json = sharedJson(rec, true);
+  rec.sharedImpersonated = { json, impersonator: ctx.impersonator };
+  return json;
+}
+
+function sharedJson(rec: AuditRecord, impersonated: boolean): string {
+  const ctx = rec.ctx;
   const req = ctx.req;
   // Without a query string there is nothing to leave out (and no parsed query to build).
   const uri = req.rawQuery === '' ? req.path : loggableUri(req.path, req.query);
+  // The authenticated caller is `user`; whom they act as is `impersonatedUser`.
   let s = `,"requestURI":${q(uri)},"verb":${q(ctx.info?.verb ?? req.method.toLowerCase())},"user":${userOf(ctx.impersonator ?? ctx.user)}`;
-  if (ctx.impersonator !== undefined) s += `,"impersonatedUser":${userOf(ctx.user)}`;
+  if (impersonated) s += `,"impersonatedUser":${userOf(ctx.user)}`;
   // Without forwarding headers the source is the peer alone (the common case: no list built).
   const ips = req.header('x-forwarded-for') === undefined && req.header('x-real-ip') === undefined ? [rec.remoteAddress.replace(/^::ffff:/, '')].filter((ip) => ip !== '') : sourceIPs(ctx, rec.remoteAddress);
   s += `,"sourceIPs":${q(ips)}`;
@@ -60,7 +79,6 @@ export function shared(rec: AuditRecord): string {
   if (ua !== undefined) s += `,"userAgent":${q(ua)}`;
   const ref = objectRef(ctx);
   if (ref !== undefined) s += `,"objectRef":${q(ref)}`;
-  rec.shared = { json: s, impersonator: ctx.impersonator };
   return s;
 }
 
@@ -81,7 +99,7 @@ export function annotations(rec: AuditRecord): string {
 /** The event's JSON for `stage`, as `JSON.stringify(buildEvent(rec, stage, now))` gives it. */
 export function eventJson(rec: AuditRecord, stage: Stage, now: number): string {
   if (rec.level !== 'Metadata') return JSON.stringify(buildEvent(rec, stage, now));
-  let s = `${HEAD}${q(rec.ctx.auditID)},"stage":"${stage}"${shared(rec)}`;
+  let s = `${HEAD}${q(rec.ctx.auditID)},"stage":"${stage}"${shared(rec, stage === 'RequestReceived')}`;
   if (stage !== 'RequestReceived') s += `,"responseStatus":${stage === 'Panic' ? PANIC_STATUS : statusOf(rec.ctx.status)}`;
   s += `,"requestReceivedTimestamp":"${microTime(rec.receivedAt)}","stageTimestamp":"${microTime(now)}"`;
   // Annotations come from authorization and admission, both after the request was received.

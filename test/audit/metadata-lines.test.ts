@@ -31,6 +31,7 @@ interface Case {
   readonly status?: number;
   readonly remote?: string;
   readonly annotate?: boolean;
+  readonly deny?: boolean;
 }
 
 function record(c: Case): AuditRecord {
@@ -40,13 +41,18 @@ function record(c: Case): AuditRecord {
   ctx.info = parseRequestInfo(method, ex.req.path, ex.req.query);
   ctx.user = c.user ?? ALICE;
   ctx.status = c.status ?? 200;
-  ctx.authorization = { decision: 'allow', reason: `RBAC: allowed for ${ctx.user.name}` };
+  ctx.authorization = c.deny === true ? { decision: 'deny', reason: `RBAC: allowed for ${ctx.user.name}` } : { decision: 'allow', reason: `RBAC: allowed for ${ctx.user.name}` };
   if (c.annotate === true) {
     const s = names.apiGroupSuffix;
     ctx.annotate(`mutation.webhook.admission.${s}/round_0_index_0`, '{"configuration":"c","webhook":"w","mutated":true}');
     ctx.annotate(`patch.webhook.admission.${s}/round_0_index_0`, '{"patch":"secret-ish"}');
   }
   return { ctx, level: 'Metadata', omitManagedFields: false, receivedAt: 1_764_000_000_123, remoteAddress: c.remote ?? '127.0.0.1', requestBody: undefined, responseChunks: undefined, responseBytes: 0 };
+}
+
+/** The record without what writing it kept (so eventJson builds everything anew). */
+function fresh(rec: AuditRecord): AuditRecord {
+  return { ...rec, sharedPlain: undefined, sharedImpersonated: undefined, sharedPlainBytes: undefined, sharedImpersonatedBytes: undefined };
 }
 
 function line(rec: AuditRecord, stage: Stage, now: number, estimate = 900): string {
@@ -61,7 +67,7 @@ function assertSame(rec: AuditRecord, what: string): void {
   for (const stage of STAGES) {
     const now = 1_764_000_001_456;
     // The string path first for one stage, the bytes first for another: neither memo may leak into the other.
-    const expected = `${eventJson({ ...rec, shared: undefined, sharedBytes: undefined }, stage, now)}\n`;
+    const expected = `${eventJson(fresh(rec), stage, now)}\n`;
     assert.equal(line(rec, stage, now), expected, `${what}, ${stage}`);
     // A buffer too small for the line: it goes on in a new buffer, same text.
     assert.equal(line(rec, stage, now, 1), expected, `${what}, ${stage}, small buffer`);
@@ -72,6 +78,7 @@ test('a Metadata line is eventJson plus a newline, for every stage and varying f
   const cases: Record<string, Case> = {
     plain: {},
     'status 404': { status: 404 },
+    'forbidden (the same reason text as an allowed one)': { status: 403, deny: true },
     'forwarded for': { headers: { 'x-forwarded-for': '10.1.2.3, 10.0.0.1', 'x-real-ip': '10.9.9.9', 'user-agent': 'ua' } },
     'no user agent': { headers: {} },
     'user agent beyond ASCII': { headers: { 'user-agent': 't\u00ebst-\u4e2d-\u{1F600}' } },
@@ -86,16 +93,23 @@ test('a Metadata line is eventJson plus a newline, for every stage and varying f
   for (const [what, c] of Object.entries(cases)) assertSame(record(c), what);
 });
 
-test('impersonation after RequestReceived: later stages name both users', () => {
+test('impersonation after RequestReceived: later stages name both users; RequestReceived never does', () => {
   const rec = record({});
   const now = 1_764_000_001_456;
   const first = line(rec, 'RequestReceived', now);
-  assert.equal(first, `${eventJson({ ...rec, shared: undefined }, 'RequestReceived', now)}\n`);
+  assert.equal(first, `${eventJson(fresh(rec), 'RequestReceived', now)}\n`);
   rec.ctx.impersonator = ALICE;
   rec.ctx.user = BOB;
   const later = line(rec, 'ResponseComplete', now);
-  assert.equal(later, `${eventJson({ ...rec, shared: undefined, sharedBytes: undefined }, 'ResponseComplete', now)}\n`);
-  assert.match(later, /"impersonatedUser":\{"username":"bob"/);
+  assert.equal(later, `${eventJson(fresh(rec), 'ResponseComplete', now)}\n`);
+  assert.match(later, /"user":\{"username":"alice".*"impersonatedUser":\{"username":"bob"/);
+  // Built after impersonation (batch mode builds events late), RequestReceived still names the caller alone.
+  for (const r of [rec, fresh(rec)]) {
+    const received = line(r, 'RequestReceived', now);
+    assert.equal(received, first);
+    assert.equal(`${eventJson(fresh(r), 'RequestReceived', now)}\n`, first);
+    assert.doesNotMatch(received, /impersonatedUser/);
+  }
 });
 
 test('parts kept between requests: equal inputs share them, any differing input gets its own', () => {
@@ -114,7 +128,7 @@ test('parts kept between requests: equal inputs share them, any differing input 
   for (let round = 0; round < 2; round++) {
     for (const c of variants) {
       const rec = record(c);
-      assert.equal(line(rec, 'ResponseComplete', now), `${eventJson({ ...rec, shared: undefined, sharedBytes: undefined }, 'ResponseComplete', now)}\n`, JSON.stringify(c));
+      assert.equal(line(rec, 'ResponseComplete', now), `${eventJson(fresh(rec), 'ResponseComplete', now)}\n`, JSON.stringify(c));
     }
   }
   // A user agent that would read as another field were values simply joined.

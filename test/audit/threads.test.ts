@@ -156,5 +156,16 @@ describe('audit with several serving threads, the log alone (events as encoded l
     const metrics = (await freshGet('/metrics', lone)).body;
     const served = [...metrics.matchAll(/^apiserver_frontend_thread_requests_total\{thread="(\d+)"\} (\d+)$/gm)].filter((m) => Number(m[2]) > 0).map((m) => m[1]);
     if (!UWS_DISABLED) assert.deepEqual(served.sort(), ['0', '1'], 'both threads served requests');
+
+    // Impersonation: both lines are written once the response ended, RequestReceived as it was on arrival.
+    const imp = await freshGet('/api/v1/namespaces/default', lone, { 'impersonate-user': 'bob' });
+    assert.ok(imp.auditID !== undefined);
+    await until(async () => (await readLog()).some((e) => e.auditID === imp.auditID && e.stage === 'ResponseComplete'), 'the impersonated request in the log');
+    const impEvents = (await readLog()).filter((e) => e.auditID === imp.auditID);
+    assert.deepEqual(impEvents.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+    assert.equal(impEvents[0]!.user.username, 'admin');
+    assert.equal(impEvents[0]!.impersonatedUser, undefined, 'impersonation comes after the request was received');
+    assert.equal(impEvents[1]!.user.username, 'admin');
+    assert.equal(impEvents[1]!.impersonatedUser?.username, 'bob');
   });
 });
