@@ -29,6 +29,9 @@ const RULES: readonly Rule[] = [
   { stage: 'serialization (JSON.stringify, Protobuf encode, response bodies)', url: /^$/, fn: /^stringify$/ },
   { stage: 'decode (body read, JSON.parse, typed decoding)', url: /^$/, fn: /^parse$/ },
   { stage: 'TLS (node:tls, encrypt inside writes)', url: /node:_tls|node:tls/ },
+  // Audit (when a policy is given): the filter, its events and lines, the log backend; the peer address it reads is
+  // the front end's (request).
+  { stage: 'audit (filter, events, log lines and file)', url: /src\/audit\/[^/]+\.[jt]s$/ },
   // Response write: the front ends' end/write paths and node's http2/stream writers below them.
   { stage: 'response write (head, body, TLS encrypt + send)', url: /src\/frontends\/(uws-exchange|node-h2-exchange|node-h1-exchange|node-write-queue|node-parts-pump|response-head)\.[jt]s$/, fn: /end|write|respond|cork|flush|send|head|pump|drain/i },
   { stage: 'response write (head, body, TLS encrypt + send)', url: /node:internal\/http2\/(core|compat)|node:internal\/streams|node:_http_outgoing|node:internal\/stream_base_commons/, fn: /respond|write|end|finish|flush|destroy|close|_final|Writable|submit|kMaybe|afterWrite|onStreamClose|\[kWrite/i },

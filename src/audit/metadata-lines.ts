@@ -66,8 +66,6 @@ class PartCache {
   }
 }
 
-/** Per serving thread: a few MB at most. */
-const sharedParts = new PartCache(4096, 4 * 1024 * 1024, 4096);
 /** TAILs with the authorizer's annotations, by its reason, one memo per decision. */
 const allowTails = new PartCache(512, 512 * 1024, 4096);
 const denyTails = new PartCache(512, 512 * 1024, 4096);
@@ -88,41 +86,83 @@ function userId(u: UserInfo | undefined): number {
   return id;
 }
 
-/** Length-prefixed, so no value can run into the next one. */
-const part = (s: string | undefined): string => (s === undefined ? '-' : `${s.length}:${s}`);
+/** Everything `shared(rec, ...)` reads, and the bytes it gave. */
+interface SharedEntry {
+  readonly user: number;
+  readonly actingAs: number;
+  readonly verb: string;
+  readonly method: string;
+  readonly remote: string;
+  readonly userAgent: string | undefined;
+  readonly forwardedFor: string | undefined;
+  readonly realIP: string | undefined;
+  readonly query: string;
+  readonly bytes: Uint8Array;
+}
 
 /**
- * The key of everything `shared(rec, ...)` reads: the user named as `user`,
- * the one named as `impersonatedUser` (none in the plain view), and the
- * request's fields.
+ * Shared parts kept between requests, by path, then compared field by field
+ * (no key string is built per request). Bounded: emptied at SHARED_ENTRIES
+ * entries or SHARED_BYTES bytes, at most PER_PATH per path.
  */
-function sharedKey(rec: AuditRecord, user: UserInfo | undefined, actingAs: UserInfo | undefined): string {
+const sharedByPath = new Map<string, SharedEntry[]>();
+let sharedEntries = 0;
+let sharedBytesKept = 0;
+const SHARED_ENTRIES = 4096;
+const SHARED_BYTES = 4 * 1024 * 1024;
+const PER_PATH = 8;
+/** A part longer than this is built each time (a huge user agent would crowd out the rest). */
+const SHARED_PART_MAX = 4096;
+
+/**
+ * The shared part's bytes for a view: `user` is named as `user`, `actingAs`
+ * (none in the plain view) as `impersonatedUser`.
+ */
+function sharedPart(rec: AuditRecord, user: UserInfo | undefined, actingAs: UserInfo | undefined, received: boolean): Uint8Array {
   const ctx = rec.ctx;
   const req = ctx.req;
-  return (
-    `${userId(user)},${userId(actingAs)},${ctx.info?.verb ?? ''},${req.method},` +
-    part(rec.remoteAddress) +
-    part(req.header('user-agent')) +
-    part(req.header('x-forwarded-for')) +
-    part(req.header('x-real-ip')) +
-    // The object reference comes from the request info, which comes from the method, path and query.
-    part(req.path) +
-    req.rawQuery
-  );
+  const userN = userId(user);
+  const actingN = userId(actingAs);
+  const verb = ctx.info?.verb ?? '';
+  const ua = req.header('user-agent');
+  const xff = req.header('x-forwarded-for');
+  const xri = req.header('x-real-ip');
+  // The object reference comes from the request info, which comes from the method, path and query.
+  const list = sharedByPath.get(req.path);
+  if (list !== undefined) {
+    for (const e of list) {
+      if (e.user === userN && e.actingAs === actingN && e.verb === verb && e.method === req.method && e.remote === rec.remoteAddress && e.userAgent === ua && e.forwardedFor === xff && e.realIP === xri && e.query === req.rawQuery) return e.bytes;
+    }
+  }
+  const b = bytes(shared(rec, received));
+  if (b.length > SHARED_PART_MAX) return b;
+  if (sharedEntries >= SHARED_ENTRIES || sharedBytesKept + b.length > SHARED_BYTES) {
+    sharedByPath.clear();
+    sharedEntries = 0;
+    sharedBytesKept = 0;
+  }
+  const entry: SharedEntry = { user: userN, actingAs: actingN, verb, method: req.method, remote: rec.remoteAddress, userAgent: ua, forwardedFor: xff, realIP: xri, query: req.rawQuery, bytes: b };
+  const kept = sharedByPath.get(req.path);
+  if (kept === undefined) sharedByPath.set(req.path, [entry]);
+  else if (kept.length < PER_PATH) kept.push(entry);
+  else kept[userN % PER_PATH] = entry;
+  sharedEntries++;
+  sharedBytesKept += b.length + req.path.length + (ua?.length ?? 0) + req.rawQuery.length;
+  return b;
 }
 
 /** The shared part's bytes for a stage, once per request and view (serialize.ts `shared`). */
 function sharedBytesOf(rec: AuditRecord, received: boolean): Uint8Array {
   const ctx = rec.ctx;
   if (received || ctx.impersonator === undefined) {
-    rec.sharedPlainBytes ??= sharedParts.get(sharedKey(rec, ctx.impersonator ?? ctx.user, undefined), () => shared(rec, true));
+    rec.sharedPlainBytes ??= sharedPart(rec, ctx.impersonator ?? ctx.user, undefined, true);
     return rec.sharedPlainBytes;
   }
   const memo = rec.sharedImpersonatedBytes;
   if (memo !== undefined && memo.impersonator === ctx.impersonator) return memo.bytes;
-  const bytes = sharedParts.get(sharedKey(rec, ctx.impersonator, ctx.user), () => shared(rec, false));
-  rec.sharedImpersonatedBytes = { bytes, impersonator: ctx.impersonator };
-  return bytes;
+  const b = sharedPart(rec, ctx.impersonator, ctx.user, false);
+  rec.sharedImpersonatedBytes = { bytes: b, impersonator: ctx.impersonator };
+  return b;
 }
 
 /** TAIL: the closing quote of the stage time, the annotations, the end of the event. */

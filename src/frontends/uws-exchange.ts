@@ -589,7 +589,13 @@ class UwsResponse implements FrontendResponse {
       // response keeps its Content-Length: nothing else will write one.
       if (isConnectionSpecific(lower) || lower === 'date' || (lower === 'content-length' && !isHead)) continue;
       const value = headers[name]!;
-      for (const v of Array.isArray(value) ? value : [value]) {
+      if (typeof value === 'string') {
+        checkHeader(name, value);
+        out.push(name, value);
+        size += name.length + Buffer.byteLength(value) + 4;
+        continue;
+      }
+      for (const v of value) {
         checkHeader(name, v);
         out.push(name, v);
         size += name.length + Buffer.byteLength(v) + 4;
