@@ -92,10 +92,10 @@ export class RemoteStore implements Store {
   }
 
   create(key: string, value: Uint8Array): Promise<KeyValue> {
-    return this.#call<WrittenKey>({ op: 'create', key, value }).then((w) => ({ key: w.key, value, createRevision: w.createRevision, modRevision: w.modRevision }));
+    return this.#call<WrittenKey>({ op: 'create', key, value }).then((w) => written(w, value));
   }
   update(key: string, value: Uint8Array, expected: Revision): Promise<KeyValue> {
-    return this.#call<WrittenKey>({ op: 'update', key, value, expected }).then((w) => ({ key: w.key, value, createRevision: w.createRevision, modRevision: w.modRevision }));
+    return this.#call<WrittenKey>({ op: 'update', key, value, expected }).then((w) => written(w, value));
   }
   delete(key: string, expected?: Revision): Promise<DeleteResult> {
     return this.#call<DeleteResult>({ op: 'delete', key, expected });
@@ -140,4 +140,9 @@ export class RemoteStore implements Store {
     this.#fail(new StoreClosedError());
     this.#port.close();
   }
+}
+
+/** The stored pair of a write: the store thread answers with the key and revisions only; the writer has the bytes. */
+function written(w: WrittenKey, value: Uint8Array): KeyValue {
+  return { key: w.key, value, createRevision: w.createRevision, modRevision: w.modRevision };
 }
