@@ -22,7 +22,7 @@ import { errors } from '../api/status.ts';
 import { writeStatus } from '../server/filters/write-status.ts';
 import { buildEvent, type AuditRecord } from './event.ts';
 import { entryOf, jsonEntry } from './entry.ts';
-import { LineWriter } from './lines.ts';
+import { LineWriter, buffersOf, recycle } from './lines.ts';
 import { writeMetadataLine } from './metadata-lines.ts';
 import { eventJson } from './serialize.ts';
 import type { PolicyChecker } from './policy.ts';
@@ -102,7 +102,11 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
       }
       const w = lines;
       lines = undefined;
-      if (w !== undefined) sink.processLines(w.take());
+      if (w !== undefined) {
+        const taken = w.take();
+        // Written (or dropped): the buffers serve the next lines. A sink that sends them away never calls this.
+        sink.processLines(taken, () => recycle(buffersOf(taken)));
+      }
       return;
     }
     for (const { rec, stage, at } of jobs) {

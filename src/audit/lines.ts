@@ -22,10 +22,13 @@ export interface EncodedLines {
   readonly count: number;
 }
 
-/** Smallest buffer made: a quiet turn's one or two events still share one allocation. */
-const MIN_CHUNK = 4096;
-/** A buffer made when the first one is full (the estimate was short). */
-const NEXT_CHUNK = 16 * 1024;
+/**
+ * The size of the buffers used again (recycle): what the filter gathers per
+ * flush. Buffers of this size come from the thread's pool when it has one.
+ */
+export const POOLED_CHUNK = 64 * 1024;
+/** Buffers a thread keeps for reuse (1 MiB). */
+const POOL_MAX = 16;
 
 /**
  * Buffer's encoders without buf.write's argument checks and encoding lookup
@@ -37,9 +40,45 @@ type RawBuffer = Buffer & {
   utf8Write(s: string, offset: number): number;
 };
 
+/**
+ * This thread's written-out buffers, for the next lines. Without them a busy
+ * thread made tens of MB a second of ArrayBuffers outside the heap, and V8
+ * answers that much external memory with full collections.
+ */
+const pool: ArrayBuffer[] = [];
+
 function alloc(size: number): RawBuffer {
+  if (size <= POOLED_CHUNK) {
+    const reused = pool.pop();
+    if (reused !== undefined) return Buffer.from(reused) as RawBuffer;
+    size = POOLED_CHUNK;
+  }
   // allocUnsafeSlow: memory of its own (not Buffer's shared pool), so the buffer can be transferred.
   return Buffer.allocUnsafeSlow(size) as RawBuffer;
+}
+
+/**
+ * Gives buffers back once their lines are written (or dropped): those of the
+ * pooled size go to this thread's pool, up to its bound. The caller must not
+ * touch them after.
+ */
+export function recycle(buffers: readonly ArrayBuffer[]): void {
+  for (const b of buffers) {
+    if (pool.length >= POOL_MAX) return;
+    if (b.byteLength === POOLED_CHUNK) pool.push(b);
+  }
+}
+
+/** How many buffers this thread's pool holds (tests). */
+export function pooledBuffers(): number {
+  return pool.length;
+}
+
+/** The buffers under encoded lines (each chunk's own; a buffer appears once). */
+export function buffersOf(lines: EncodedLines): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  for (const c of lines.chunks) if (!out.includes(c.buffer as ArrayBuffer)) out.push(c.buffer as ArrayBuffer);
+  return out;
 }
 
 /** Writes lines into buffers of their own, growing by new buffers (never copying what was written). */
@@ -49,16 +88,16 @@ export class LineWriter {
   #used = 0;
   #count = 0;
 
-  /** `estimate`: the bytes expected (the first buffer's size). */
+  /** `estimate`: the bytes expected (the first buffer's size; up to POOLED_CHUNK, a pooled one). */
   constructor(estimate: number) {
-    this.#buf = alloc(Math.max(MIN_CHUNK, estimate));
+    this.#buf = alloc(estimate);
   }
 
   /** Makes sure the next `n` bytes fit in the current buffer. */
   reserve(n: number): void {
     if (this.#used + n <= this.#buf.length) return;
     if (this.#used > 0) this.#chunks.push(this.#buf.subarray(0, this.#used));
-    this.#buf = alloc(Math.max(NEXT_CHUNK, n));
+    this.#buf = alloc(Math.max(POOLED_CHUNK, n));
     this.#used = 0;
   }
 
@@ -111,7 +150,7 @@ export function encodeLines(lines: readonly string[]): EncodedLines {
 
 /** The ArrayBuffers to transfer with the chunks. */
 export function transferList(lines: EncodedLines): ArrayBuffer[] {
-  return lines.chunks.map((c) => c.buffer as ArrayBuffer);
+  return buffersOf(lines);
 }
 
 /** The lines back as strings (for a sink that has backends needing events, not bytes). */

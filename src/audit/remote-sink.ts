@@ -13,7 +13,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { jsonEntry, type AuditEntry } from './entry.ts';
-import { transferList, type EncodedLines } from './lines.ts';
+import { buffersOf, recycle, transferList, type EncodedLines } from './lines.ts';
 import { EVENT_QUEUED, type AuditSink, type LocalAuditSink } from './sink.ts';
 
 /** Events cross as their JSON: a string is copied, an object graph would be walked and rebuilt. */
@@ -28,6 +28,11 @@ interface EventsMessage {
 interface AckMessage {
   readonly id: number;
   readonly error?: string;
+}
+
+/** The owning thread gives back (transfers) line buffers it has written, for the sender's pool. */
+interface RecycleMessage {
+  readonly recycle: ArrayBuffer[];
 }
 
 /** A worker thread's sink: events go to the thread that owns the backends. */
@@ -48,7 +53,11 @@ export class RemoteAuditSink implements AuditSink {
     readonly acceptsLines = false,
   ) {
     this.#port = port;
-    port.on('message', (m: AckMessage) => {
+    port.on('message', (m: AckMessage | RecycleMessage) => {
+      if ('recycle' in m) {
+        recycle(m.recycle);
+        return;
+      }
       const w = this.#waiting.get(m.id);
       if (w === undefined) return;
       this.#waiting.delete(m.id);
@@ -73,6 +82,7 @@ export class RemoteAuditSink implements AuditSink {
     });
   }
 
+  /** Sends the lines (their buffers transferred; they come back by a RecycleMessage once written, not by `release`). */
   processLines(lines: EncodedLines): void {
     if (this.#closed || lines.count === 0) return;
     // Posted in order with the string batches of this port: flush those first.
@@ -124,7 +134,16 @@ export function serveRemoteAuditSink(port: MessagePort, sink: LocalAuditSink): v
   port.on('message', (m: EventsMessage) => {
     if (!Array.isArray(m?.events)) return;
     if (m.lines !== undefined) {
-      sink.processLines(m.lines);
+      const lines = m.lines;
+      sink.processLines(lines, () => {
+        // Written: the buffers go back to the sender's pool (a stopped worker's port is closed: then GC has them).
+        const buffers = buffersOf(lines);
+        try {
+          port.postMessage({ recycle: buffers } satisfies RecycleMessage, buffers);
+        } catch {
+          // the port closed meanwhile
+        }
+      });
       return;
     }
     const done = sink.processMany(m.events.map(jsonEntry));

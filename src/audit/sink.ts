@@ -70,8 +70,12 @@ export interface AuditSink {
    * over a turn's events with processLines, never waited for.
    */
   readonly acceptsLines: boolean;
-  /** Takes a turn's events as encoded JSON lines (only when acceptsLines). */
-  processLines(lines: EncodedLines): void;
+  /**
+   * Takes a turn's events as encoded JSON lines (only when acceptsLines).
+   * `release` is called once the lines are written or dropped: their buffers
+   * may then be used again (a sink that sends them elsewhere never calls it).
+   */
+  processLines(lines: EncodedLines, release?: () => void): void;
   close(): Promise<void>;
 }
 
@@ -93,6 +97,8 @@ function lostCount(err: unknown, events: number): number {
 export function batchesGoAtOnce(b: BatchOptions): boolean {
   return !b.throttleEnable && (b.maxSize <= 1 || b.maxWaitMs === 0);
 }
+
+function noop(): void {}
 
 /** The batch mode: a bounded queue drained by one loop. */
 export class BatchingBackend {
@@ -136,18 +142,26 @@ export class BatchingBackend {
    * not yet written count against the buffer's size, and a set that does
    * not fit is dropped whole.
    */
-  addLines(lines: EncodedLines): void {
-    if (this.#closed || lines.count === 0) return;
+  addLines(lines: EncodedLines, done: () => void = noop): void {
+    if (this.#closed || lines.count === 0) {
+      done();
+      return;
+    }
     if (this.#queue.length + this.#linesInFlight + lines.count > this.opts.bufferSize) {
       this.#drop(lines.count);
+      done();
       return;
     }
     this.#linesInFlight += lines.count;
     this.backend.writeLines!(lines).then(
-      () => (this.#linesInFlight -= lines.count),
+      () => {
+        this.#linesInFlight -= lines.count;
+        done();
+      },
       (err: unknown) => {
         this.#linesInFlight -= lines.count;
         this.#failed(err, lines.count);
+        done();
       },
     );
   }
@@ -269,13 +283,20 @@ export class LocalAuditSink implements AuditSink {
 
   readonly acceptsLines: boolean;
 
-  processLines(lines: EncodedLines): void {
+  processLines(lines: EncodedLines, release: () => void = noop): void {
     if (this.acceptsLines) {
-      for (const b of this.#batched) b.addLines(lines);
+      // Released once every backend is done with the bytes.
+      let left = this.#batched.length;
+      const done = (): void => {
+        if (--left === 0) release();
+      };
+      for (const b of this.#batched) b.addLines(lines, done);
       return;
     }
     // A sender that thought otherwise (a worker reads the options, this sink its backends): events one by one.
-    for (const json of decodeLines(lines)) void this.process(jsonEntry(json)).catch(() => undefined);
+    const events = decodeLines(lines);
+    release();
+    for (const json of events) void this.process(jsonEntry(json)).catch(() => undefined);
   }
 
   process(event: AuditEntry): Promise<void> {

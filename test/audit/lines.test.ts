@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import { MessageChannel } from 'node:worker_threads';
 import path from 'node:path';
-import { decodeLines, encodeLines, transferList, type EncodedLines } from '../../src/audit/lines.ts';
+import { LineWriter, POOLED_CHUNK, buffersOf, decodeLines, encodeLines, pooledBuffers, recycle, transferList, type EncodedLines } from '../../src/audit/lines.ts';
+import { RemoteAuditSink, serveRemoteAuditSink } from '../../src/audit/remote-sink.ts';
 import { LogBackend } from '../../src/audit/log-backend.ts';
 import { BatchingBackend, LocalAuditSink, batchesGoAtOnce, type AuditBackend, type BatchOptions } from '../../src/audit/sink.ts';
 import { jsonEntry, type AuditEntry } from '../../src/audit/entry.ts';
@@ -21,7 +22,8 @@ import { scratchDir } from '../support/scratch-dir.ts';
 const LOG_DEFAULTS: BatchOptions = { bufferSize: 10_000, maxSize: 1, maxWaitMs: 0, throttleEnable: false, throttleQps: 0, throttleBurst: 0 };
 
 test('encodeLines: UTF-8 lines, each ending in a newline; a line past the ASCII estimate starts a buffer of its own', () => {
-  const lines = ['{"ua":"t\u00ebst-\u4e2d"}', `{"pad":"${'x'.repeat(4070)}\u4e2d\u4e2d\u4e2d"}`, '{"b":"\u4e2d"}', '{}'];
+  // The second line is under a pooled buffer's size in UTF-16 units and over it in UTF-8 bytes.
+  const lines = ['{"ua":"t\u00ebst-\u4e2d"}', `{"pad":"${'x'.repeat(POOLED_CHUNK - 40)}\u4e2d\u4e2d\u4e2d\u4e2d\u4e2d\u4e2d\u4e2d\u4e2d\u4e2d\u4e2d"}`, '{"b":"\u4e2d"}', '{}'];
   const enc = encodeLines(lines);
   assert.equal(enc.count, 4);
   assert.ok(enc.chunks.length >= 2, 'the long non-ASCII line did not fit the first buffer');
@@ -140,4 +142,44 @@ test('the buffer bound counts lines handed over and not yet written; a set that 
   b.addLines(encodeLines(['9', '10', '11', '12', '13']));
   assert.equal(b.dropped, 8);
   assert.equal(written.length, 3);
+});
+
+test('written line buffers are used again: on the thread that wrote them, and sent back to a front-end thread', async () => {
+  // Drain the pool, so what follows counts from zero.
+  while (pooledBuffers() > 0) new LineWriter(POOLED_CHUNK);
+  const first = new LineWriter(1000);
+  first.line('{"a":1}');
+  const taken = first.take();
+  const [buffer] = buffersOf(taken);
+  assert.equal(buffer!.byteLength, POOLED_CHUNK);
+  recycle(buffersOf(taken));
+  assert.equal(pooledBuffers(), 1);
+  const second = new LineWriter(1000);
+  second.line('{"b":2}');
+  assert.equal(second.take().chunks[0]!.buffer, buffer, 'the same memory again');
+  assert.equal(pooledBuffers(), 0);
+  // Larger than a pooled buffer: made for the purpose, never pooled.
+  const big = encodeLines([`{"pad":"${'z'.repeat(POOLED_CHUNK)}"}`]);
+  recycle(buffersOf(big));
+  assert.equal(pooledBuffers(), 0);
+
+  // Across a port, as from a front-end worker: the owning thread writes, then gives the buffers back.
+  const dir = await scratchDir('orch-audit-lines-');
+  const file = path.join(dir, 'audit.log');
+  const log = await LogBackend.open({ path: file, format: 'json', maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0 });
+  const local = new LocalAuditSink([{ backend: log, mode: 'batch', batch: LOG_DEFAULTS }], () => undefined);
+  const { port1, port2 } = new MessageChannel();
+  serveRemoteAuditSink(port1, local);
+  const remote = new RemoteAuditSink(port2, false, true);
+  const w = new LineWriter(1000);
+  w.line('{"from":"worker"}');
+  const sent = w.take();
+  remote.processLines(sent);
+  assert.equal(sent.chunks[0]!.byteLength, 0, 'transferred');
+  for (let i = 0; i < 100 && pooledBuffers() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(pooledBuffers(), 1, 'the buffer came back once written');
+  assert.equal(await fs.readFile(file, 'utf8'), '{"from":"worker"}\n');
+  await local.close();
+  port1.close();
+  port2.close();
 });
