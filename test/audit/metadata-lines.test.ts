@@ -140,10 +140,10 @@ test('parts kept between requests: equal inputs share them, any differing input 
 
 test('many lines in one writer: each whole, in order', () => {
   const w = new LineWriter(2000);
-  const recs = Array.from({ length: 50 }, (_, i) => record({ url: `/api/v1/namespaces/default/configmaps/c${i}` }));
+  const recs = Array.from({ length: 120 }, (_, i) => record({ url: `/api/v1/namespaces/default/configmaps/c${i}` }));
   for (const r of recs) writeMetadataLine(w, r, 'ResponseComplete', 1_764_000_001_456);
   const out = w.take();
-  assert.equal(out.count, 50);
+  assert.equal(out.count, 120);
   assert.ok(out.chunks.length > 1);
   const lines = Buffer.concat(out.chunks).toString('utf8').split('\n');
   assert.equal(lines.pop(), '');
