@@ -17,6 +17,7 @@
  */
 import type { Filter, RequestContext } from '../server/context.ts';
 import type { Logger } from '../server/logging.ts';
+import { AUDIT_ID_HEADER } from '../server/http.ts';
 import { trackedResponse, type TrackedResponse } from '../server/filters/tracked-response.ts';
 import { errors } from '../api/status.ts';
 import { writeStatus } from '../server/filters/write-status.ts';
@@ -171,7 +172,7 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
     };
     // The original answers every request with its audit ID; here the audited ones, which the event names.
     const res = trackedResponse(ctx);
-    res.addHeader('audit-id', ctx.auditID);
+    res.addHeader(AUDIT_ID_HEADER, ctx.auditID);
     open++;
     const omit = cfg.omitStages;
     if (sink.acceptsLines && cfg.level === 'Metadata' && !ctx.longRunning) {

@@ -3,9 +3,9 @@
  * (about twice as fast as the compatibility req/res layer).
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, Http2Session, ServerHttp2Stream } from 'node:http2';
-import { constants } from 'node:http2';
+import http2, { constants } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
-import type { RequestHandler } from '../server/http.ts';
+import { AUDIT_ID_HEADER, type RequestHandler } from '../server/http.ts';
 import { declaredLength } from './body-limit.ts';
 import { totalLength } from './body-parts.ts';
 import { ExchangeLifecycle } from './lifecycle.ts';
@@ -20,6 +20,9 @@ import { NodeWriteQueue } from './node-write-queue.ts';
 import type { BodyProgress } from './stream-body.ts';
 import { readStreamBody } from './stream-body.ts';
 import type { WatchBudget } from './watch-budget.ts';
+
+/** Response headers sent as never indexed (HPACK): their values differ in every response. */
+const NEVER_INDEXED: readonly string[] = [AUDIT_ID_HEADER];
 
 /** Each HTTP/2 connection's peer address, read once (remoteAddress). */
 const peerAddresses = new WeakMap<Http2Session, string>();
@@ -221,8 +224,12 @@ class H2Response implements FrontendResponse {
       if (isConnectionSpecific(lower)) continue;
       const value = headers[name]!;
       // node's HTTP/2 layer passes CR/LF through where HTTP/1.1 would throw.
-      for (const v of Array.isArray(value) ? value : [value]) checkHeader(name, v);
+      if (typeof value === 'string') checkHeader(name, value);
+      else for (const v of value) checkHeader(name, v);
       out[lower] = value;
+      // A value new in every response would only churn the connection's HPACK table (evicting the
+      // headers that do repeat): sent as never indexed.
+      if (lower === AUDIT_ID_HEADER) (out as Record<symbol, unknown>)[http2.sensitiveHeaders] = NEVER_INDEXED;
     }
     if (length !== undefined && out['content-length'] === undefined && status >= 200 && status !== 204 && status !== 304) {
       out['content-length'] = length;

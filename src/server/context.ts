@@ -4,7 +4,7 @@
  * manner of the original's request context.
  */
 import { randomUUID } from 'node:crypto';
-import type { ApiRequest, ApiResponse } from './http.ts';
+import { AUDIT_ID_HEADER, type ApiRequest, type ApiResponse } from './http.ts';
 
 /** A client-sent Audit-ID is kept only if short and plain (it goes into logs). */
 const SANE_AUDIT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -137,7 +137,7 @@ export class RequestContext {
    */
   get auditID(): string {
     if (this.#auditID === undefined) {
-      const sent = this.req.header('audit-id');
+      const sent = this.req.header(AUDIT_ID_HEADER);
       this.#auditID = sent !== undefined && SANE_AUDIT_ID.test(sent) ? sent : randomUUID();
     }
     return this.#auditID;

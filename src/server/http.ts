@@ -5,6 +5,12 @@
  * their callback), and stream responses with backpressure.
  */
 
+/**
+ * The request's audit ID, sent back on every audited response (and taken from
+ * a client that sends a sane one): a value new in each response.
+ */
+export const AUDIT_ID_HEADER = 'audit-id';
+
 export interface ApiRequest {
   /** Upper-case HTTP method. */
   readonly method: string;

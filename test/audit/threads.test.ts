@@ -13,6 +13,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
+import http2 from 'node:http2';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -167,5 +168,31 @@ describe('audit with several serving threads, the log alone (events as encoded l
     assert.equal(impEvents[0]!.impersonatedUser, undefined, 'impersonation comes after the request was received');
     assert.equal(impEvents[1]!.user.username, 'admin');
     assert.equal(impEvents[1]!.impersonatedUser?.username, 'bob');
+  });
+
+  it('over HTTP/2 the Audit-Id header is sent never indexed (it would only churn the HPACK table)', async () => {
+    const files = lone.server.files;
+    const session = http2.connect(`https://127.0.0.1:${lone.securePort}`, { ca: await fs.readFile(files.caCertPath), servername: 'localhost' });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const headers = await new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
+          const req = session.request({ ':path': '/api/v1/namespaces/default', authorization: `Bearer ${files.adminToken}` });
+          req.on('response', (h) => {
+            req.resume();
+            req.on('end', () => resolve(h));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+        assert.equal(headers[':status'], 200);
+        ids.push(String(headers['audit-id']));
+        const neverIndexed = (headers as unknown as Record<symbol, unknown>)[http2.sensitiveHeaders];
+        assert.ok(Array.isArray(neverIndexed) && neverIndexed.includes('audit-id'), `never-indexed headers: ${JSON.stringify(neverIndexed)}`);
+      }
+      assert.equal(new Set(ids).size, 3);
+    } finally {
+      session.close();
+    }
   });
 });

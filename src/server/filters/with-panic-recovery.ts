@@ -15,6 +15,7 @@
  */
 import type { Filter, RequestContext } from '../context.ts';
 import type { Logger } from '../logging.ts';
+import { AUDIT_ID_HEADER } from '../http.ts';
 import type { ApiserverMetrics } from '../metrics.ts';
 import { StatusError } from '../../api/status.ts';
 import { requestLabels } from './request-labels.ts';
@@ -54,7 +55,7 @@ export function respondWithError(ctx: RequestContext, err: unknown, logger: Logg
 
 /** The answer to an internal failure carries the audit ID its log line has (as the original's Audit-Id header). */
 function withAuditID(err: StatusError, auditID: string): StatusError {
-  return new StatusError(err.code, err.reason, err.message, err.details, { ...err.headers, 'audit-id': auditID });
+  return new StatusError(err.code, err.reason, err.message, err.details, { ...err.headers, [AUDIT_ID_HEADER]: auditID });
 }
 
 /** The outermost filter: catches whatever the rest of the chain throws. */
