@@ -6,9 +6,10 @@
  * Most of a line repeats. The keys are constants, encoded once here. What
  * both stages of a request share (URI, verb, user, source IPs, user agent,
  * object reference: serialize.ts `shared`) is the same for every request with
- * the same inputs, so its bytes are kept, keyed by those inputs, and copied;
- * so are the authorizer's annotations, keyed by its decision and reason.
- * Per event only the audit ID and the two timestamps (ASCII) are written.
+ * the same inputs, so its bytes are kept (found by path, then compared input
+ * by input) and copied; so are the authorizer's annotations, by its decision
+ * and reason. Per event only the audit ID and the two timestamps (ASCII) are
+ * written.
  */
 import type { UserInfo } from '../server/context.ts';
 import { microTime, type AuditRecord } from './event.ts';
@@ -34,10 +35,11 @@ const PANIC_MIDDLE = bytes(`,"responseStatus":${PANIC_STATUS}${RECEIVED_KEY}`);
 const STAGE_TIME_KEY = bytes('","stageTimestamp":"');
 /** TAIL without annotations. */
 const PLAIN_TAIL = bytes('"}');
-/** The longest audit ID (context.ts keeps a client's only when it is 1-64 of [A-Za-z0-9._:-]; else a UUID) and a timestamp. */
+/** The longest audit ID (context.ts keeps a client's only when it is 1-64 of [A-Za-z0-9._:-]; else a UUID), a stage, a timestamp. */
 const ID_BYTES = 64;
+const STAGE_MAX_BYTES = Math.max(...Object.values(STAGE_BYTES).map((b) => b.length));
 const TIME_BYTES = 32;
-const FIXED_BYTES = HEAD_BYTES.length + ID_BYTES + 32 + STAGE_TIME_KEY.length + 2 * TIME_BYTES;
+const FIXED_BYTES = HEAD_BYTES.length + ID_BYTES + STAGE_MAX_BYTES + STAGE_TIME_KEY.length + 2 * TIME_BYTES;
 
 /** A bounded memo of encoded parts: emptied when it holds too many entries or bytes (inputs seldom repeat then anyway). */
 class PartCache {
