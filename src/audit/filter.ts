@@ -294,29 +294,29 @@ function captureResponse(ctx: RequestContext, rec: AuditRecord): void {
  */
 export function withFailedAuthenticationAudit(deps: AuditFilterDeps): Filter {
   const { checker, sink, logger, metrics } = deps;
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const receivedAt = Date.now();
-    // The peer address costs a native call on uWS: read only for a request answered 401 unauthenticated,
-    // while its head goes out (after the end the exchange no longer knows it).
-    let remoteAddress = '';
-    trackedResponse(ctx).onHeadWritten((status) => {
-      if (status === 401 && ctx.user === undefined) remoteAddress = ctx.req.remoteAddress;
+    const res = trackedResponse(ctx);
+    // No async frame per request: the one case that needs an event, a 401 to a request without a user, is
+    // seen when its head goes out (the peer address, a native call on uWS, is read then, while the exchange
+    // still knows it) and its event made once the response ended.
+    res.onHeadWritten((status) => {
+      if (status !== 401 || ctx.user !== undefined) return;
+      const remoteAddress = ctx.req.remoteAddress;
+      res.onFinished(() => {
+        const info = ctx.info;
+        if (ctx.user !== undefined || info === undefined) return;
+        const cfg = checker.evaluate({ ...info, user: undefined });
+        metrics?.level(cfg.level);
+        if (cfg.level === 'None' || cfg.omitStages.has('ResponseStarted')) return;
+        metrics?.event();
+        const rec: AuditRecord = { ctx, level: 'Metadata', omitManagedFields: false, receivedAt, remoteAddress, requestBody: undefined, responseChunks: undefined, responseBytes: 0 };
+        const ev = buildEvent(rec, 'ResponseStarted', Date.now());
+        ev.level = cfg.level;
+        ev.responseStatus = { metadata: {}, code: 401, status: 'Failure', message: 'Authentication failed' };
+        sink.process(entryOf(ev)).catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written'));
+      });
     });
-    await next();
-    if (ctx.user !== undefined || ctx.status !== 401 || ctx.info === undefined) return;
-    const info = ctx.info;
-    const cfg = checker.evaluate({ ...info, user: undefined });
-    metrics?.level(cfg.level);
-    if (cfg.level === 'None' || cfg.omitStages.has('ResponseStarted')) return;
-    metrics?.event();
-    const rec: AuditRecord = { ctx, level: 'Metadata', omitManagedFields: false, receivedAt, remoteAddress, requestBody: undefined, responseChunks: undefined, responseBytes: 0 };
-    const ev = buildEvent(rec, 'ResponseStarted', Date.now());
-    ev.level = cfg.level;
-    ev.responseStatus = { metadata: {}, code: 401, status: 'Failure', message: 'Authentication failed' };
-    try {
-      await sink.process(entryOf(ev));
-    } catch (err) {
-      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written');
-    }
+    return next();
   };
 }

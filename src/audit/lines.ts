@@ -112,6 +112,11 @@ export class LineWriter {
     this.#used += this.#buf.latin1Write(s, this.#used);
   }
 
+  /** One byte (reserve first). */
+  byte(b: number): void {
+    this.#buf[this.#used++] = b;
+  }
+
   /** A string as UTF-8 (reserves room itself). */
   utf8(s: string): void {
     // A UTF-16 unit takes at most 3 bytes in UTF-8; count exactly only when the cheap bound does not fit.

@@ -188,6 +188,32 @@ function middleOf(code: number): Buffer {
   return b;
 }
 
+/**
+ * microTime's text (`2026-11-28T23:43:30.441000Z`) written as bytes: the
+ * second's prefix encoded once (the last two seconds kept: a request's two
+ * times straddle a second now and then), then the milliseconds' digits.
+ */
+let timeSeconds: [number, number] = [-1, -1];
+let timePrefixes: [Buffer, Buffer] = [Buffer.alloc(0), Buffer.alloc(0)];
+const MICRO_END = [0x30, 0x30, 0x30, 0x5a]; // "000Z"
+function writeTime(w: LineWriter, ms: number): void {
+  const second = Math.floor(ms / 1000);
+  let prefix: Buffer;
+  if (second === timeSeconds[0]) prefix = timePrefixes[0];
+  else if (second === timeSeconds[1]) prefix = timePrefixes[1];
+  else {
+    prefix = bytes(microTime(second * 1000).slice(0, 20));
+    timeSeconds = [second, timeSeconds[0]];
+    timePrefixes = [prefix, timePrefixes[0]];
+  }
+  const milli = Math.floor(ms) - second * 1000;
+  w.bytes(prefix);
+  w.byte(0x30 + Math.floor(milli / 100));
+  w.byte(0x30 + (Math.floor(milli / 10) % 10));
+  w.byte(0x30 + (milli % 10));
+  for (const b of MICRO_END) w.byte(b);
+}
+
 /** Writes the Metadata-level event of `stage` as one line (rec.level must be Metadata). */
 export function writeMetadataLine(w: LineWriter, rec: AuditRecord, stage: Stage, now: number): void {
   const received = stage === 'RequestReceived';
@@ -195,8 +221,6 @@ export function writeMetadataLine(w: LineWriter, rec: AuditRecord, stage: Stage,
   const middle = received ? RECEIVED_MIDDLE : stage === 'Panic' ? PANIC_MIDDLE : middleOf(rec.ctx.status);
   const tail = received ? PLAIN_TAIL : tailBytes(rec);
   const id = rec.ctx.auditID;
-  const receivedAt = microTime(rec.receivedAt);
-  const stageTime = microTime(now);
   // Everything that could fail is done: from here on only bytes are copied, so no line is left half written.
   w.reserve(FIXED_BYTES + sharedBytes.length + middle.length + tail.length);
   w.bytes(HEAD_BYTES);
@@ -204,9 +228,9 @@ export function writeMetadataLine(w: LineWriter, rec: AuditRecord, stage: Stage,
   w.bytes(STAGE_BYTES[stage]);
   w.bytes(sharedBytes);
   w.bytes(middle);
-  w.ascii(receivedAt);
+  writeTime(w, rec.receivedAt);
   w.bytes(STAGE_TIME_KEY);
-  w.ascii(stageTime);
+  writeTime(w, now);
   w.bytes(tail);
   w.endLine();
 }

@@ -152,3 +152,13 @@ test('many lines in one writer: each whole, in order', () => {
     recs.map((_, i) => `c${i}`),
   );
 });
+
+test('timestamps: every millisecond form, seconds apart and alternating, as microTime prints them', () => {
+  const base = 1_764_000_000_000;
+  for (const now of [base, base + 7, base + 45, base + 999, base + 1000, base + 1, base + 2_000_010, base + 5, base - 86_400_000 + 99]) {
+    const rec: AuditRecord = { ...record({}), receivedAt: now - 1 };
+    for (const stage of ['RequestReceived', 'ResponseComplete'] as const) {
+      assert.equal(line(rec, stage, now), `${eventJson(fresh(rec), stage, now)}\n`, `${now} ${stage}`);
+    }
+  }
+});
