@@ -151,6 +151,7 @@ describe('audit with several serving threads, the log alone (events as encoded l
       const mine = events.filter((e) => e.auditID === id);
       assert.deepEqual(mine.map((e) => e.stage), ['RequestReceived', 'ResponseComplete'], id);
       assert.equal(mine[1]!.requestURI, `/api/v1/namespaces/default?n=${i}`);
+      assert.deepEqual(mine[1]!.sourceIPs, ['127.0.0.1']);
       if (!UWS_DISABLED) assert.equal(mine[1]!.userAgent, agent);
       else assert.match(mine[1]!.userAgent ?? '', /^audit-lines-t[^\x00-\x7f]+st-[^\x00-\x7f]+-end$/);
     }
