@@ -78,6 +78,23 @@ async function until(pred: () => Promise<boolean>, what: string): Promise<void> 
   assert.fail(`timed out waiting for ${what}`);
 }
 
+/** The log's events (every line whole JSON). */
+async function readEvents(file: string): Promise<AuditEvent[]> {
+  return (await fs.readFile(file, 'utf8'))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as AuditEvent);
+}
+
+/** Waits until every request of `ids` has its ResponseComplete in the log; its events then. */
+async function untilLogged(file: string, ids: readonly string[]): Promise<AuditEvent[]> {
+  await until(async () => {
+    const done = new Set((await readEvents(file)).filter((e) => e.stage === 'ResponseComplete').map((e) => e.auditID));
+    return ids.every((id) => done.has(id));
+  }, 'every request in the log');
+  return readEvents(file);
+}
+
 describe('audit with several serving threads', () => {
   it('every thread\'s events in the one log and at the webhook', async () => {
     const ids: string[] = [];
@@ -89,16 +106,7 @@ describe('audit with several serving threads', () => {
     }
     const metrics = (await freshGet('/metrics')).body;
     const served = [...metrics.matchAll(/^apiserver_frontend_thread_requests_total\{thread="(\d+)"\} (\d+)$/gm)].filter((m) => Number(m[2]) > 0).map((m) => m[1]);
-    const readLog = async (): Promise<AuditEvent[]> =>
-      (await fs.readFile(log, 'utf8'))
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as AuditEvent);
-    await until(async () => {
-      const done = new Set((await readLog()).filter((e) => e.stage === 'ResponseComplete').map((e) => e.auditID));
-      return ids.every((id) => done.has(id));
-    }, 'every request in the log');
-    const events = await readLog();
+    const events = await untilLogged(log, ids);
     for (const id of ids) {
       const stages = events.filter((e) => e.auditID === id).map((e) => e.stage);
       assert.deepEqual(stages, ['RequestReceived', 'ResponseComplete'], id);
@@ -137,16 +145,8 @@ describe('audit with several serving threads, the log alone (events as encoded l
       assert.ok(r.auditID !== undefined);
       ids.push(r.auditID);
     }
-    const readLog = async (): Promise<AuditEvent[]> =>
-      (await fs.readFile(loneLog, 'utf8'))
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as AuditEvent);
-    await until(async () => {
-      const done = new Set((await readLog()).filter((e) => e.stage === 'ResponseComplete').map((e) => e.auditID));
-      return ids.every((id) => done.has(id));
-    }, 'every request in the log');
-    const events = await readLog();
+    const events = await untilLogged(loneLog, ids);
+    const readLog = (): Promise<AuditEvent[]> => readEvents(loneLog);
     for (const [i, id] of ids.entries()) {
       const mine = events.filter((e) => e.auditID === id);
       assert.deepEqual(mine.map((e) => e.stage), ['RequestReceived', 'ResponseComplete'], id);
