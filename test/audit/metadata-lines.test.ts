@@ -82,6 +82,8 @@ test('a Metadata line is eventJson plus a newline, for every stage and varying f
     'forwarded for': { headers: { 'x-forwarded-for': '10.1.2.3, 10.0.0.1', 'x-real-ip': '10.9.9.9', 'user-agent': 'ua' } },
     'no user agent': { headers: {} },
     'user agent beyond ASCII': { headers: { 'user-agent': 't\u00ebst-\u4e2d-\u{1F600}' } },
+    'user agent with quotes, backslashes, controls and a lone surrogate': { headers: { 'user-agent': 'a"b\\c\u0001\t\ud800 "}\n' } },
+    'a 200 KB user agent (never kept between requests)': { headers: { 'user-agent': `big-${'\u00e9x'.repeat(100_000)}` } },
     'credentials in the query': { url: '/api/v1/namespaces/default/configmaps?limit=5&token=s3cr3t&labelSelector=a%3Db' },
     'a list by field selector': { url: '/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dc1' },
     'a non-resource path': { url: '/healthz' },
