@@ -90,21 +90,19 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
     if (sink.acceptsLines) {
       // The log alone: the events as one set of encoded lines (lines.ts), Metadata ones from parts
       // encoded once (metadata-lines.ts).
-      if (jobs.length > 0) {
-        const w = (lines ??= new LineWriter(LINES_BUFFER_BYTES));
-        for (const { rec, stage, at } of jobs) {
-          try {
-            if (rec.level === 'Metadata') writeMetadataLine(w, rec, stage, at);
-            else w.line(eventJson(rec, stage, at));
-          } catch (err) {
-            logger.error({ err }, 'audit event could not be built');
-          }
+      for (const { rec, stage, at } of jobs) {
+        try {
+          lines ??= new LineWriter(LINES_BUFFER_BYTES);
+          if (rec.level === 'Metadata') writeMetadataLine(lines, rec, stage, at);
+          else lines.line(eventJson(rec, stage, at));
+        } catch (err) {
+          logger.error({ err }, 'audit event could not be built');
         }
       }
-      const w = lines;
+      const gathered = lines;
       lines = undefined;
-      if (w !== undefined) {
-        const taken = w.take();
+      if (gathered !== undefined) {
+        const taken = gathered.take();
         // Written (or dropped): the buffers serve the next lines. A sink that sends them away never calls this.
         sink.processLines(taken, () => recycle(buffersOf(taken)));
       }
