@@ -72,10 +72,12 @@ export async function startTestServer(
   extraArgs: string[] = [],
   opts: { dataDir?: string; logs?: { level: LogLevel; destination: LogDestination } } = {},
 ): Promise<TestServer> {
-  const dataDir = opts.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'orch-e2e-')));
+  const freshDir = (): Promise<string> => fs.mkdtemp(path.join(os.tmpdir(), 'orch-e2e-'));
+  let dataDir = opts.dataDir ?? (await freshDir());
   const logger = createLogger(opts.logs ?? { level: (process.env['ORCH_TEST_LOG'] as 'info' | undefined) ?? 'silent' });
   // A free port can be taken by a parallel test file between freePort() and the server's listen; the server
-  // cleans up after a failed start, so another pair of ports is tried (a real listen fault fails every try).
+  // cleans up after a failed start, so another pair of ports is tried, in a new data dir when the dir is ours
+  // (a real listen fault fails every try).
   let server: RunningServer | undefined;
   for (let attempt = 1; server === undefined; attempt++) {
     try {
@@ -83,6 +85,12 @@ export async function startTestServer(
     } catch (err) {
       const lostPort = err instanceof Error && /could not listen|EADDRINUSE/.test(`${err.message} ${(err as NodeJS.ErrnoException).code ?? ''}`);
       if (!lostPort || attempt >= 3) throw err;
+      // The failed start may have written objects that name its ports (cluster-info, never overwritten, as the
+      // original's set-up tool leaves it): a data dir of our own starts again empty.
+      if (opts.dataDir === undefined) {
+        await fs.rm(dataDir, { recursive: true, force: true });
+        dataDir = await freshDir();
+      }
     }
   }
   return connectTestServer(server, dataDir, opts.dataDir === undefined);
