@@ -17,7 +17,6 @@
  */
 import type { Filter, RequestContext } from '../server/context.ts';
 import type { Logger } from '../server/logging.ts';
-import { AUDIT_ID_HEADER } from '../server/http.ts';
 import { trackedResponse, type TrackedResponse } from '../server/filters/tracked-response.ts';
 import { errors } from '../api/status.ts';
 import { writeStatus } from '../server/filters/write-status.ts';
@@ -168,9 +167,8 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
       responseChunks: undefined,
       responseBytes: 0,
     };
-    // The original answers every request with its audit ID; here the audited ones, which the event names.
+    // The response's Audit-Id header (set for every request by the chain) names the events.
     const res = trackedResponse(ctx);
-    res.addHeader(AUDIT_ID_HEADER, ctx.auditID);
     open++;
     const omit = cfg.omitStages;
     if (sink.acceptsLines && cfg.level === 'Metadata' && !ctx.longRunning) {

@@ -114,6 +114,7 @@ export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
   return async (req, res) => {
     const tracked = new TrackedResponse(res);
     const ctx = new RequestContext(req, tracked);
+    tracked.auditID = ctx.auditID;
     tracked.onHeadWritten((status) => {
       ctx.status = status;
     });

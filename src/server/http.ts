@@ -6,8 +6,9 @@
  */
 
 /**
- * The request's audit ID, sent back on every audited response (and taken from
- * a client that sends a sane one): a value new in each response.
+ * The request's audit ID, sent back on every response that went through the
+ * handler chain, as the original does (and taken from a client that sends a
+ * sane one): a value new in each response.
  */
 export const AUDIT_ID_HEADER = 'audit-id';
 

@@ -204,6 +204,34 @@ describe('timeout', () => {
   });
 });
 
+describe('Audit-Id (the original WithAuditInit: every response, audit on or off)', () => {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it('answers every request with a fresh audit ID, with no audit configured: 200, 401, 403, 500', async () => {
+    const h = createHarness();
+    const ok = await h.send('GET', '/api/v1/pods', { token: 'alice-token' });
+    const again = await h.send('GET', '/api/v1/pods', { token: 'alice-token' });
+    const unauthorized = await h.send('GET', '/api/v1/pods');
+    const forbidden = await h.send('GET', '/api/v1/namespaces/default/pods', { token: 'bob-token' });
+    const panicked = await h.send('GET', '/api/v1/pods', { token: 'alice-token', test: 'panic' });
+    const ids = [ok, again, unauthorized, forbidden, panicked].map((r) => r.header('audit-id'));
+    assert.deepEqual([ok.status, unauthorized.status, forbidden.status, panicked.status], [200, 401, 403, 500]);
+    for (const id of ids) assert.match(String(id), UUID);
+    assert.equal(new Set(ids).size, ids.length, 'one ID per request');
+    // The panic's log line names the ID its answer carries.
+    const logged = h.logs.find((l) => l['level'] === 50);
+    assert.equal(logged?.['auditID'], panicked.header('audit-id'));
+  });
+
+  it("echoes a client's sane Audit-ID and replaces one that is not", async () => {
+    const h = createHarness();
+    const sent = await h.send('GET', '/api/v1/pods', { token: 'alice-token', headers: { 'audit-id': 'client-chosen-1' } });
+    assert.equal(sent.header('audit-id'), 'client-chosen-1');
+    const odd = await h.send('GET', '/api/v1/pods', { token: 'alice-token', headers: { 'audit-id': 'has spaces\tand tabs' } });
+    assert.match(String(odd.header('audit-id')), UUID);
+  });
+});
+
 describe('panic recovery', () => {
   it('turns a handler exception into a 500 Status without internals, logs it once, and keeps serving', async () => {
     const h = createHarness();

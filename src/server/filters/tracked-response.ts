@@ -9,7 +9,7 @@
  * up) the handler's writes are dropped and `closed` reads true, so a handler
  * still running in the background cannot corrupt the answer already sent.
  */
-import type { ApiResponse } from '../http.ts';
+import { AUDIT_ID_HEADER, type ApiResponse } from '../http.ts';
 import type { RequestContext } from '../context.ts';
 
 type Headers = Readonly<Record<string, string | string[]>>;
@@ -27,6 +27,11 @@ export class TrackedResponse implements ApiResponse {
    * addHeader/addHeaders: a shared object is copied before it is added to.
    */
   extraHeaders: Readonly<Record<string, string>> | undefined;
+  /**
+   * The request's audit ID, sent as `Audit-Id` on whatever head goes out: the
+   * original's WithAuditInit answers every request with it, audited or not.
+   */
+  auditID: string | undefined;
   /** extraHeaders is this response's own object (may be added to in place). */
   #ownsExtra = false;
   /** Set once the response was taken away from the handler. */
@@ -199,7 +204,9 @@ export class TrackedResponse implements ApiResponse {
     const listeners = this.#headListeners;
     this.#headListeners = [];
     for (const l of listeners) l(status);
-    let head = this.extraHeaders === undefined ? headers : { ...headers, ...this.extraHeaders };
+    const extra = this.extraHeaders;
+    const id = this.auditID;
+    let head = id !== undefined ? { ...headers, ...extra, [AUDIT_ID_HEADER]: id } : extra === undefined ? headers : { ...headers, ...extra };
     if (this.closeConnection) head = { ...head, connection: 'close' };
     this.#inner.writeHead(status, head);
   }

@@ -15,12 +15,11 @@
  */
 import type { Filter, RequestContext } from '../context.ts';
 import type { Logger } from '../logging.ts';
-import { AUDIT_ID_HEADER } from '../http.ts';
 import type { ApiserverMetrics } from '../metrics.ts';
 import { StatusError } from '../../api/status.ts';
 import { requestLabels } from './request-labels.ts';
 import { trackedResponse } from './tracked-response.ts';
-import { toStatusError, writeStatus } from './write-status.ts';
+import { writeStatus } from './write-status.ts';
 
 /** True for errors of the server's own making: they are logged and counted. */
 function isInternal(err: unknown): boolean {
@@ -50,12 +49,8 @@ export function respondWithError(ctx: RequestContext, err: unknown, logger: Logg
     if (!res.sealed) res.takeOver().end();
     return;
   }
-  writeStatus(res, internal ? withAuditID(toStatusError(err), ctx.auditID) : err);
-}
-
-/** The answer to an internal failure carries the audit ID its log line has (as the original's Audit-Id header). */
-function withAuditID(err: StatusError, auditID: string): StatusError {
-  return new StatusError(err.code, err.reason, err.message, err.details, { ...err.headers, [AUDIT_ID_HEADER]: auditID });
+  // Internal failures too: the Audit-Id header every response carries names the log line above.
+  writeStatus(res, err);
 }
 
 /** The outermost filter: catches whatever the rest of the chain throws. */
