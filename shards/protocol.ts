@@ -5,6 +5,7 @@
  */
 import type { Revision } from '../src/storage/interface.ts';
 import type { WireStorageError } from '../src/storage/errors.ts';
+import type { ListPieceQueue } from './list-pieces.ts';
 
 /** A resource type a shard serves. */
 export interface ResourceSpec {
@@ -70,6 +71,8 @@ export type ShardRequest =
       encoding?: ListEncoding | undefined;
       /** Items from startKey on, as the previous page counted them (see CacheListOptions). */
       remainingFromStart?: number | undefined;
+      /** The asker takes a large JSON answer in pieces (list-pieces.ts): `streamed` in the reply, then `piece` messages. */
+      stream?: boolean | undefined;
     }
   | { op: 'create'; id: number; resource: string; key: string; value: Uint8Array }
   | { op: 'update'; id: number; resource: string; key: string; value: Uint8Array; expectedRevision: Revision }
@@ -120,6 +123,13 @@ export interface ListReply {
   /** Key of the last item when more items follow. */
   lastKey?: string | undefined;
   remaining?: number | undefined;
+  /**
+   * Set when the items follow in `piece` messages (`items` is then empty):
+   * their byte length. Only for an asker that offered to take pieces.
+   */
+  streamed?: number | undefined;
+  /** The receiving side's queue of those pieces (shard-client.ts); never on the wire. */
+  pieces?: ListPieceQueue | undefined;
 }
 
 export interface ShardStats {
@@ -143,5 +153,7 @@ export type ShardMessage =
   | { t: 'err'; id: number; error: ShardError }
   /** Frames (concatenated) for watchers `ids`, current up to `revision`. */
   | { t: 'frames'; ids: readonly number[]; frames: Uint8Array; revision: Revision }
+  /** The next piece of the streamed list answer `id` (its reply came first). */
+  | { t: 'piece'; id: number; bytes: Uint8Array }
   /** Watchers ended by the shard. */
   | { t: 'end'; ids: readonly number[]; error: ShardError };

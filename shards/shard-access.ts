@@ -14,6 +14,8 @@ export interface ListPage {
   limit?: number | undefined;
   encoding?: ListEncoding | undefined;
   remainingFromStart?: number | undefined;
+  /** A large JSON answer may come in pieces (ListReply.pieces): only for an asker that writes them out as they come. */
+  stream?: boolean | undefined;
 }
 
 export interface ShardAccess {
@@ -96,6 +98,7 @@ export abstract class RoutedCalls implements ShardAccess {
         limit: page.limit,
         encoding: page.encoding,
         remainingFromStart: page.remainingFromStart,
+        ...(page.stream === true ? { stream: true } : {}),
       }),
     );
   }

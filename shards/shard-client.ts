@@ -10,7 +10,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Revision } from '../src/storage/interface.ts';
 import { BatchedPort } from './batched-port.ts';
-import type { ReplyValue, ResourceSpec, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
+import { ListPieceQueue, ListPiecesLost } from './list-pieces.ts';
+import type { ListReply, ReplyValue, ResourceSpec, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
 
 /** Receives one watcher's output in the serving thread. */
 export interface WatchSink {
@@ -52,6 +53,8 @@ export class ShardClient {
   readonly #opts: ShardClientOptions;
   #port: BatchedPort<ShardRequest, ShardMessage> | null = null;
   #pending = new Map<number, { resolve: (v: ReplyValue) => void; reject: (e: Error) => void }>();
+  /** Streamed list answers whose pieces are still coming, by request id. */
+  #pieces = new Map<number, ListPieceQueue>();
   #watchers = new Map<number, Watcher>();
   #nextId = 1;
   #closed = false;
@@ -110,6 +113,8 @@ export class ShardClient {
     const err = new ShardCallError({ code: 'Unavailable', message: reason });
     for (const p of this.#pending.values()) p.reject(err);
     this.#pending.clear();
+    for (const pieces of this.#pieces.values()) pieces.fail(new ListPiecesLost(`list answer cut short: ${reason}`));
+    this.#pieces.clear();
   }
 
   #send(req: ShardRequest): void {
@@ -123,10 +128,30 @@ export class ShardClient {
         case 'ok':
         case 'err': {
           const p = this.#pending.get(m.id);
-          if (p === undefined) break;
+          if (p === undefined) {
+            // An answer streamed in pieces failed after its reply.
+            const pieces = this.#pieces.get(m.id);
+            if (m.t === 'err' && pieces !== undefined) {
+              this.#pieces.delete(m.id);
+              pieces.fail(new ListPiecesLost(`list answer cut short: ${m.error.message}`));
+            }
+            break;
+          }
           this.#pending.delete(m.id);
-          if (m.t === 'ok') p.resolve(m.value);
-          else p.reject(new ShardCallError(m.error));
+          if (m.t === 'err') p.reject(new ShardCallError(m.error));
+          else if (isStreamedList(m.value)) {
+            // The items follow as pieces: the answer resolves now, with the queue they arrive in.
+            const pieces = new ListPieceQueue(m.value.streamed);
+            this.#pieces.set(m.id, pieces);
+            p.resolve({ ...m.value, pieces });
+          } else p.resolve(m.value);
+          break;
+        }
+        case 'piece': {
+          const pieces = this.#pieces.get(m.id);
+          if (pieces === undefined) break;
+          pieces.push(m.bytes);
+          if (pieces.complete) this.#pieces.delete(m.id);
           break;
         }
         case 'frames':
@@ -259,9 +284,15 @@ export class ShardClient {
     port?.close();
     for (const p of this.#pending.values()) p.reject(new ShardCallError({ code: 'Unavailable', message: 'shard closed' }));
     this.#pending.clear();
+    for (const pieces of this.#pieces.values()) pieces.fail(new ListPiecesLost('list answer cut short: shard closed'));
+    this.#pieces.clear();
     this.#watchers.clear();
     this.#backlog = [];
   }
+}
+
+function isStreamedList(v: ReplyValue): v is ListReply & { streamed: number } {
+  return (v as Partial<ListReply>).streamed !== undefined;
 }
 
 /** Merges per-resource resume revisions, keeping the oldest of each. */

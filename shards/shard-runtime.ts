@@ -27,6 +27,7 @@ import { SelectorError } from '../src/selectors/index.ts';
 import { CachedResource } from './cached-resource.ts';
 import { ExpirySweeper } from './expiry-sweeper.ts';
 import { BatchedPort, concatOwned, type PortLike } from './batched-port.ts';
+import { LIST_PIECE_BYTES, LIST_STREAM_MIN_BYTES, joinedJsonLength, jsonPieces } from './list-pieces.ts';
 import { DEFAULT_LIST_RESULT_CACHE, itemBuffer, ListResultCache, type ListResultCacheOptions } from './list-result-cache.ts';
 import { takeProfile } from '../src/server/thread-profile.ts';
 import type {
@@ -61,6 +62,10 @@ export interface ShardRuntimeOptions {
   loadAt?: Record<string, Revision> | undefined;
   /** Sharing of large list answers between clients asking for the same thing (see list-result-cache.ts). */
   listResultCache?: ListResultCacheOptions;
+  /** A JSON answer with at least this many item bytes goes in pieces to an asker that takes them; 0: never (list-pieces.ts). */
+  listStreamBytes?: number;
+  /** The size of those pieces. */
+  listPieceBytes?: number;
 }
 
 const COMMA_BYTE = 0x2c;
@@ -98,6 +103,8 @@ export class ShardRuntime {
       tooLargeWaitMs: opts.tooLargeWaitMs ?? 3_000,
       bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
       loadPageSize: opts.loadPageSize ?? 10_000,
+      listStreamBytes: opts.listStreamBytes ?? LIST_STREAM_MIN_BYTES,
+      listPieceBytes: opts.listPieceBytes ?? LIST_PIECE_BYTES,
     };
     this.#listResults = new ListResultCache(opts.listResultCache ?? DEFAULT_LIST_RESULT_CACHE);
     this.#addClient(port);
@@ -338,6 +345,12 @@ export class ShardRuntime {
     this.#serve(req).then(
       (value) => {
         this.#pendingRequests--;
+        const pieces = this.#pieceSources.get(value);
+        if (pieces !== undefined) {
+          this.#pieceSources.delete(value);
+          this.#sendPieces(client, id, value, pieces);
+          return;
+        }
         // A shared answer crosses as it is (and stays in the list cache); any other moves.
         if (isList(value) && value.items.buffer instanceof ArrayBuffer) client.send({ t: 'ok', id, value }, [value.items.buffer]);
         else client.send({ t: 'ok', id, value });
@@ -347,6 +360,28 @@ export class ShardRuntime {
         client.send({ t: 'err', id, error: toShardError(err) });
       },
     );
+  }
+
+  /** Streamed list answers (list-pieces.ts) and how to make their pieces, until their reply goes out. */
+  readonly #pieceSources = new WeakMap<ReplyValue, () => Iterable<Uint8Array>>();
+
+  /**
+   * The reply first, then each piece as soon as it is copied, each posted at
+   * once rather than at the turn's end: the asker writes the first pieces
+   * to its client while the later ones are made.
+   */
+  #sendPieces(client: ClientPort, id: number, reply: ReplyValue, pieces: () => Iterable<Uint8Array>): void {
+    client.send({ t: 'ok', id, value: reply });
+    client.flush();
+    try {
+      for (const bytes of pieces()) {
+        client.send({ t: 'piece', id, bytes }, [bytes.buffer as ArrayBuffer]);
+        client.flush();
+      }
+    } catch (err) {
+      // After its reply an answer can still fail: the asker's queue of pieces fails, and its response is reset.
+      client.send({ t: 'err', id, error: toShardError(err) });
+    }
   }
 
   async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'ensure' | 'profile' }>): Promise<ReplyValue> {
@@ -372,7 +407,7 @@ export class ShardRuntime {
         const encoding = req.encoding ?? 'json';
         return at.fromStore
           ? this.#listFromStore(r, predicate, at.revision!, req.startKey, req.limit, encoding)
-          : this.#listFromCache(r, predicate, at.revision, req.startKey, req.limit, encoding, req.remainingFromStart);
+          : this.#listFromCache(r, predicate, at.revision, req.startKey, req.limit, encoding, req.remainingFromStart, req.stream === true);
       }
       case 'create': {
         const r = this.#resource(req.resource);
@@ -444,6 +479,7 @@ export class ShardRuntime {
     limit: number | undefined,
     encoding: ListEncoding,
     remainingFromStart: number | undefined,
+    stream: boolean,
   ): ListReply {
     const keyPrefix = keyPrefixFor(r.spec, predicate);
     const at = revision ?? r.cache.revision;
@@ -469,8 +505,21 @@ export class ShardRuntime {
       shared = this.#listResults.wants(cacheKey, bytes);
       return itemBuffer(bytes, shared);
     };
+    if (stream && encoding === 'json') {
+      // Asked for by a second asker: built whole and shared. Otherwise a large answer goes in pieces.
+      const total = joinedJsonLength(res.items);
+      shared = this.#listResults.wants(cacheKey, total);
+      const streamFrom = this.#opts.listStreamBytes;
+      if (!shared && streamFrom > 0 && total >= streamFrom) {
+        const reply: ListReply = { items: new Uint8Array(0), encoding, count: res.items.length, revision: res.revision, lastKey: res.lastKey, remaining: res.remaining, streamed: total };
+        const items = res.items;
+        const pieceBytes = this.#opts.listPieceBytes;
+        this.#pieceSources.set(reply, () => jsonPieces(items, total, pieceBytes));
+        return reply;
+      }
+    }
     const reply: ListReply = {
-      items: joinItems(r, res.items, encoding, alloc),
+      items: stream && encoding === 'json' ? joinJson(res.items, (bytes) => itemBuffer(bytes, shared)) : joinItems(r, res.items, encoding, alloc),
       encoding,
       count: res.items.length,
       revision: res.revision,
@@ -600,8 +649,7 @@ function joinItems(r: CachedResource, items: readonly CachedObject[], encoding: 
 /** The objects' JSON joined with commas, straight from the objects (no array of their bytes in between). */
 function joinJson(items: readonly CachedObject[], alloc?: (bytes: number) => Uint8Array): Uint8Array {
   const n = items.length;
-  let total = n > 0 ? n - 1 : 0;
-  for (let i = 0; i < n; i++) total += items[i]!.json.byteLength;
+  const total = joinedJsonLength(items);
   const out = alloc !== undefined ? alloc(total) : new Uint8Array(new ArrayBuffer(total));
   let at = 0;
   for (let i = 0; i < n; i++) {

@@ -18,7 +18,7 @@ import type { FieldManager } from '../apply/field-manager.ts';
 import { listEncodingFor, negotiateFor, renderList, renderObject, watchEncodingFor, type Rendered } from './representation.ts';
 import { ContinueTokens } from './continue-token.ts';
 import { planGet, planList } from './read-options.ts';
-import { listBodyParts, writeBytes, writeParts } from './respond.ts';
+import { listBodyParts, writeBytes, writeParts, writeStreamedList } from './respond.ts';
 import { errors, StatusError } from '../api/status.ts';
 import { serveWatch, type WatchLimits } from './watch-handler.ts';
 import { checkDryRun, checkFieldManager, checkGracePeriod, decodeListIntegers, invalidOptions, checkPropagationPolicy, parseGoInt64, queryOptionalBool } from '../api/query-params.ts';
@@ -134,7 +134,9 @@ async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: Res
   // What the previous page counted as remaining, if it counted under this same filter.
   const filterKey = JSON.stringify([filter.namespace ?? '', filter.labelSelector ?? '', filter.fieldSelector ?? '']);
   const known = plan.resume?.remaining?.filter === filterKey ? plan.resume.remaining.count : undefined;
-  const reply = await deps.store.list(rt, plan.read, filter, { startKey, limit: plan.limit, encoding: listEncodingFor(rt, n), remainingFromStart: known });
+  // A large JSON answer may come in pieces, written as they arrive (writeStreamedList); other representations parse it whole.
+  const stream = n.kind === 'json';
+  const reply = await deps.store.list(rt, plan.read, filter, { startKey, limit: plan.limit, encoding: listEncodingFor(rt, n), remainingFromStart: known, stream });
   let cont: string | undefined;
   if (reply.lastKey !== undefined) {
     cont = deps.continueTokens.encode({
@@ -144,7 +146,12 @@ async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: Res
     });
   }
   const remainingItemCount = deps.features?.remainingItemCount === false ? undefined : reply.remaining;
-  const rendered = renderList(rt, n, reply, { resourceVersion: String(reply.revision), continue: cont, remainingItemCount });
+  const meta = { resourceVersion: String(reply.revision), continue: cont, remainingItemCount };
+  if (reply.pieces !== undefined) {
+    const [head, , tail] = listBodyParts(rt, reply, meta);
+    return writeStreamedList(ctx, head!, reply.pieces, tail!);
+  }
+  const rendered = renderList(rt, n, reply, meta);
   writeParts(ctx, 200, rendered.parts, rendered.contentType);
 }
 

@@ -5,18 +5,18 @@
  */
 import type { RequestContext } from '../server/context.ts';
 import type { ListReply } from '../../shards/protocol.ts';
+import type { ListPieceQueue } from '../../shards/list-pieces.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import { StatusError, statusBody } from '../api/status.ts';
 
 const encoder = new TextEncoder();
 
-/** The headers of a complete answer of `length` bytes (with the request's warnings). */
-function answerHeaders(ctx: RequestContext, contentType: string, length: number): Record<string, string | string[]> {
-  const headers: Record<string, string | string[]> = {
-    'content-type': contentType,
-    'content-length': String(length),
-    'cache-control': 'no-cache, private',
-  };
+/** The headers of a complete answer of `length` bytes, or of one streamed (chunked), with the request's warnings. */
+function answerHeaders(ctx: RequestContext, contentType: string, length: number | undefined): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> =
+    length === undefined
+      ? { 'content-type': contentType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' }
+      : { 'content-type': contentType, 'content-length': String(length), 'cache-control': 'no-cache, private' };
   if (ctx.warnings.length > 0) headers['warning'] = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   return headers;
 }
@@ -40,6 +40,56 @@ export function writeParts(ctx: RequestContext, status: number, parts: readonly 
   ctx.status = status;
   ctx.res.writeHead(status, answerHeaders(ctx, contentType, length));
   ctx.res.endParts(parts);
+}
+
+/**
+ * A 200 list answer whose items come in pieces (ListReply.pieces, a large
+ * JSON list streamed by the shard): the list's head, each piece as it
+ * arrives, then its tail. Chunked, without Content-Length, as the original
+ * sends a large list. A slow client is waited for (a piece is written once
+ * it took the previous one), so what waits stays in the queue, outside the
+ * front end's budget for streams. If a piece cannot come (the shard thread
+ * went away) the connection or stream is reset and the error rethrown: a
+ * client must never take a cut answer for a whole one.
+ */
+export async function writeStreamedList(ctx: RequestContext, head: Uint8Array, pieces: ListPieceQueue, tail: Uint8Array): Promise<void> {
+  const res = ctx.res;
+  if (res.closed) {
+    pieces.abandon();
+    return;
+  }
+  ctx.status = 200;
+  res.writeHead(200, answerHeaders(ctx, 'application/json', undefined));
+  // Waited for before the next write once a write reported a full buffer: asked for at that write, since the
+  // drain may come while the next piece is awaited; the client going away ends the wait too.
+  let drained: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+  res.onClose(() => wake?.());
+  const write = (chunk: Uint8Array): void => {
+    if (res.write(chunk)) return;
+    drained = new Promise<void>((resolve) => {
+      wake = resolve;
+      res.onDrain(resolve);
+    });
+  };
+  write(head);
+  try {
+    for await (const piece of pieces) {
+      if (drained !== undefined) {
+        await drained;
+        drained = undefined;
+        wake = undefined;
+      }
+      if (res.closed) break;
+      write(piece);
+    }
+  } catch (err) {
+    res.destroy();
+    throw err;
+  } finally {
+    pieces.abandon();
+  }
+  if (!res.closed) res.end(tail);
 }
 
 export function writeJson(ctx: RequestContext, status: number, value: unknown): void {

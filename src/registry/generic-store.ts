@@ -9,7 +9,7 @@
  * the client receives.
  */
 import { randomUUID, randomInt } from 'node:crypto';
-import type { ShardAccess } from '../../shards/shard-access.ts';
+import type { ListPage, ShardAccess } from '../../shards/shard-access.ts';
 import { ShardCallError } from '../../shards/shard-handle.ts';
 import type { Filter, ListEncoding, ListReply, ObjectBytes, ReadMode } from '../../shards/protocol.ts';
 import { serializeForStorage } from '../watchcache/json-codec.ts';
@@ -232,9 +232,11 @@ export class GenericStore {
     rt: ResourceType,
     read: ReadMode,
     filter: Filter,
-    page: { startKey?: string | undefined; limit?: number | undefined; encoding?: ListEncoding | undefined; remainingFromStart?: number | undefined },
+    page: ListPage,
   ): Promise<ListReply> {
-    const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, page));
+    // Pieces (a large JSON answer streamed) only where the items go out as stored: a converted type re-encodes them here.
+    const asked = page.stream === true && rt.conversion !== undefined ? { ...page, stream: false } : page;
+    const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, asked));
     // Protobuf items come only for relabeled types (listEncodingFor): the same messages, the served envelope.
     return rt.conversion === undefined || reply.encoding === 'protobuf' ? reply : { ...reply, items: await servedItemsAsync(rt, reply.items, reply.count) };
   }

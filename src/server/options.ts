@@ -8,6 +8,7 @@ import os from 'node:os';
 import { API_FLAVORS, DEFAULT_API_FLAVOR, isApiFlavor, type ApiFlavor } from '../naming/flavor.ts';
 import { validateOptions } from './options-validation.ts';
 import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
+import { LIST_STREAM_MIN_BYTES } from '../../shards/list-pieces.ts';
 import {
   DEFAULT_SERVICE_CLUSTER_IP_RANGE,
   DEFAULT_SERVICE_NODE_PORT_RANGE,
@@ -138,6 +139,8 @@ export interface ServerOptions {
   watchCacheRetentionMs: number;
   /** Bytes of large list answers each shard keeps to share between clients (0: none). */
   listCacheBytes: number;
+  /** LIST answers with at least this many item bytes go out in pieces as the shard copies them; 0: never. */
+  listStreamBytes: number;
   /** Interval of watch bookmarks for watchers that allow them. */
   watchBookmarkIntervalMs: number;
   /** Lifetime of list continue tokens (spec: 5 minutes by default). */
@@ -453,6 +456,10 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
     set: (o, v) => (o.watchMaxTotalBufferedBytes = int('watch-max-total-buffered-bytes', 1024, 2 ** 44)(v)),
     help: 'output all slow watchers together may have pending (shared event bytes counted once) before the one with the most is dropped (default 512 MiB, at most a quarter of memory)',
   },
+  'list-stream-bytes': {
+    set: (o, v) => (o.listStreamBytes = int('list-stream-bytes', 0, 2 ** 40)(v)),
+    help: 'a JSON LIST answer with at least this many bytes of items is sent in 1 MiB pieces as the shard copies them, rather than built whole first (default 4 MiB; 0 disables)',
+  },
   'list-cache-bytes': {
     set: (o, v) => (o.listCacheBytes = int('list-cache-bytes', 0, 2 ** 40)(v)),
     help: 'bytes of large LIST answers each shard keeps (up to 10 s, until 1 s after the last ask or the next write to the type) to share between clients listing the same thing (default 128 MiB; 0 disables)',
@@ -626,6 +633,7 @@ export function defaultOptions(): ServerOptions {
     tlsSanHosts: [],
     watchCacheRetentionMs: 5 * 60_000,
     listCacheBytes: DEFAULT_LIST_RESULT_CACHE.budgetBytes,
+    listStreamBytes: LIST_STREAM_MIN_BYTES,
     watchBookmarkIntervalMs: 60_000,
     continueTokenLifetimeMs: 5 * 60_000,
     watchMaxBufferedBytes: 64 * 1024 * 1024,

@@ -154,6 +154,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         retentionMs: opts.watchCacheRetentionMs,
         bookmarkIntervalMs: opts.watchBookmarkIntervalMs,
         listResultCache: { ...DEFAULT_LIST_RESULT_CACHE, budgetBytes: opts.listCacheBytes, maxEntryBytes: Math.min(DEFAULT_LIST_RESULT_CACHE.maxEntryBytes, opts.listCacheBytes) },
+        listStreamBytes: opts.listStreamBytes,
       },
     });
     cleanups.push(() => router.close());

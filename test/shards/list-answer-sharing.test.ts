@@ -3,7 +3,8 @@
  * is kept once asked for twice, found again by consistent reads while only
  * other types are written (the store's revision moves on, the type's state
  * does not), and dropped at the type's next write, the next answer carrying
- * it; the bytes are those a fresh build gives.
+ * it; the bytes are those a fresh build gives. A first answer to an asker
+ * that takes pieces comes in pieces; a repeated one is shared whole.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -78,5 +79,75 @@ describe('shared list answers', () => {
     const third = await list();
     assert.deepEqual(Buffer.from(third.items), Buffer.from(again.items));
     assert.equal((await cacheStats()).hits, dropped.hits + 1, 'the new state is shared in its turn');
+  });
+});
+
+describe('list answers in pieces (shards/list-pieces.ts)', () => {
+  let dir: string;
+  let router: ShardRouter;
+  before(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'orch-list-pieces-'));
+    router = await ShardRouter.start({
+      shards: 1,
+      resources: testResources,
+      store: { backend: 'embedded', dataDir: dir },
+      // Every answer streams, in pieces of 100 bytes; answers are shared as in the default.
+      runtime: {
+        tooLargeWaitMs: 2_000,
+        listStreamBytes: 1,
+        listPieceBytes: 100,
+        listResultCache: { budgetBytes: 1 << 20, minEntryBytes: 1, maxEntryBytes: 1 << 20, ttlMs: 60_000, idleMs: 60_000 },
+      },
+    });
+  });
+  after(async () => {
+    await router?.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  const read = async (reply: ListReply): Promise<Buffer> => {
+    if (reply.pieces === undefined) return Buffer.from(reply.items);
+    const out: Uint8Array[] = [];
+    for await (const p of reply.pieces) {
+      assert.ok(p.byteLength <= 100);
+      out.push(p);
+    }
+    return Buffer.concat(out);
+  };
+  const list = (stream: boolean): Promise<ListReply> => router.list('/configmaps', { kind: 'latest' }, { namespace: 'pieces' }, { stream });
+
+  it('streams a first answer to an asker that takes pieces, shares a repeated one whole, and streams the next state again', async () => {
+    for (let i = 0; i < 20; i++) await router.create('/configmaps', `/configmaps/pieces/c${String(i).padStart(2, '0')}`, configMapBytes('pieces', `c${String(i).padStart(2, '0')}`, { v: 'x'.repeat(50) }));
+    const first = await list(true);
+    assert.ok(first.pieces !== undefined, 'the first answer comes in pieces');
+    assert.equal(first.items.byteLength, 0);
+    assert.equal(first.count, 20);
+    const streamed = await read(first);
+    assert.equal(streamed.byteLength, first.streamed);
+    assert.ok(streamed.byteLength > 1_000, 'several pieces');
+    assert.deepEqual(names(streamed), Array.from({ length: 20 }, (_, i) => `c${String(i).padStart(2, '0')}`));
+
+    // Asked again: built whole, shared, and the same bytes.
+    const second = await list(true);
+    assert.equal(second.pieces, undefined, 'a repeated answer is shared whole');
+    assert.deepEqual(Buffer.from(second.items), streamed);
+    const third = await list(false);
+    assert.deepEqual(Buffer.from(third.items), streamed);
+
+    // A write: the next state is a first answer again.
+    await router.create('/configmaps', '/configmaps/pieces/c99', configMapBytes('pieces', 'c99', { v: 'y' }));
+    const next = await list(true);
+    assert.ok(next.pieces !== undefined);
+    const nextBytes = await read(next);
+    assert.equal(names(nextBytes).at(-1), 'c99');
+    assert.equal(next.count, 21);
+  });
+
+  it('never streams to an asker that did not offer to take pieces', async () => {
+    await router.create('/configmaps', '/configmaps/pieces/d00', configMapBytes('pieces', 'd00', { v: 'z' }));
+    const whole = await list(false);
+    assert.equal(whole.pieces, undefined);
+    assert.equal(whole.count, 22);
+    assert.equal(whole.streamed, undefined);
   });
 });

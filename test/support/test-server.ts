@@ -193,7 +193,7 @@ async function connectTestServer(server: RunningServer, dataDir: string, ownsDat
       const child = execFile(
         'kubectl',
         ['--kubeconfig', o.kubeconfig ?? files.adminKubeconfigPath, ...args],
-        { timeout: o.timeoutMs ?? 60_000, env: { ...process.env, KUBECACHEDIR: path.join(dataDir, '.kube-cache'), HOME: dataDir } },
+        { timeout: o.timeoutMs ?? 60_000, maxBuffer: 256 * 1024 * 1024, env: { ...process.env, KUBECACHEDIR: path.join(dataDir, '.kube-cache'), HOME: dataDir } },
         (err, stdout, stderr) => {
           const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1;
           resolve({ code, stdout, stderr });

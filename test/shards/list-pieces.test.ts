@@ -1,0 +1,187 @@
+/**
+ * A large list answer in pieces (shards/list-pieces.ts): the pieces join to
+ * exactly the bytes of the whole answer whatever the sizes (items straddling
+ * pieces, one item larger than several pieces, exact boundaries), each piece
+ * owns its buffer (it is transferred), and the receiving queue hands them out
+ * in order, fails its reader when the answer is cut short, and drops what
+ * arrives after its reader left.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { ListPieceQueue, ListPiecesLost, joinedJsonLength, jsonPieces } from '../../shards/list-pieces.ts';
+import { ShardClient } from '../../shards/shard-client.ts';
+import type { ListReply, ShardMessage, ShardRequest } from '../../shards/protocol.ts';
+
+const item = (text: string): { json: Uint8Array } => ({ json: new TextEncoder().encode(text) });
+const whole = (items: readonly { json: Uint8Array }[]): string => items.map((i) => Buffer.from(i.json).toString('utf8')).join(',');
+
+describe('jsonPieces', () => {
+  const cases: Array<[string, string[], number]> = [
+    ['no items', [], 4],
+    ['one item smaller than a piece', ['{"a":1}'], 64],
+    ['items straddling pieces', ['{"a":1}', '{"bb":22}', '{"ccc":333}', '{"d":4}'], 5],
+    ['an item larger than several pieces', ['{"big":"' + 'x'.repeat(50) + '"}', '{"s":1}'], 7],
+    ['pieces of one byte', ['{}', '{}', '{}'], 1],
+    ['a boundary right before a comma', ['1234', '5678'], 4],
+    ['a boundary right after a comma', ['1234', '5678'], 5],
+  ];
+  for (const [name, texts, pieceBytes] of cases) {
+    it(`joins to the whole answer: ${name}`, () => {
+      const items = texts.map(item);
+      const total = joinedJsonLength(items);
+      assert.equal(total, Buffer.byteLength(whole(items)));
+      const pieces = [...jsonPieces(items, total, pieceBytes)];
+      assert.equal(Buffer.concat(pieces).toString('utf8'), whole(items));
+      for (const [i, p] of pieces.entries()) {
+        assert.ok(p.byteLength === pieceBytes || i === pieces.length - 1, `piece ${i} is full (${p.byteLength})`);
+        assert.equal(p.byteOffset, 0);
+        assert.equal(p.buffer.byteLength, p.byteLength, 'a buffer of its own, to transfer');
+      }
+      assert.equal(pieces.length, Math.ceil(total / pieceBytes));
+    });
+  }
+
+  it('copies: pieces taken earlier keep their bytes while later ones are made', () => {
+    const items = ['{"a":1}', '{"b":2}', '{"c":3}'].map(item);
+    const gen = jsonPieces(items, joinedJsonLength(items), 4);
+    const first = gen.next().value as Uint8Array;
+    const before = Buffer.from(first).toString('utf8');
+    for (const _ of gen) {
+      // draining the rest
+    }
+    assert.equal(Buffer.from(first).toString('utf8'), before);
+  });
+
+  it('refuses a total that does not match the items (never a short answer sent as a whole one)', () => {
+    const items = ['{"a":1}'].map(item);
+    assert.throws(() => [...jsonPieces(items, 12, 4)], /announced/);
+    assert.throws(() => [...jsonPieces(items, 4, 4)], /more than the 4 bytes announced/);
+  });
+});
+
+describe('ListPieceQueue', () => {
+  const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+  const readAll = async (q: ListPieceQueue): Promise<string> => {
+    const out: Uint8Array[] = [];
+    for await (const p of q) out.push(p);
+    return Buffer.concat(out).toString('utf8');
+  };
+
+  it('hands out pieces in order, those before the reader came and those after, and ends at the total', async () => {
+    const q = new ListPieceQueue(9);
+    q.push(bytes('abc'));
+    const reading = readAll(q);
+    await new Promise((r) => setImmediate(r));
+    q.push(bytes('def'));
+    assert.equal(q.complete, false);
+    q.push(bytes('ghi'));
+    assert.equal(q.complete, true);
+    assert.equal(await reading, 'abcdefghi');
+  });
+
+  it('fails its reader when the answer is cut short, after the pieces it had', async () => {
+    const q = new ListPieceQueue(9);
+    q.push(bytes('abc'));
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const p of q) seen.push(Buffer.from(p).toString('utf8'));
+    })();
+    await new Promise((r) => setImmediate(r));
+    q.fail(new ListPiecesLost('shard restarted'));
+    await assert.rejects(reading, ListPiecesLost);
+    assert.deepEqual(seen, ['abc']);
+  });
+
+  it('fails on more bytes than announced', async () => {
+    const q = new ListPieceQueue(2);
+    q.push(bytes('abc'));
+    await assert.rejects(readAll(q), /more bytes than the 2 announced/);
+  });
+
+  it('drops what arrives once its reader left or was never coming', async () => {
+    const q = new ListPieceQueue(6);
+    q.push(bytes('ab'));
+    for await (const p of q) {
+      assert.equal(Buffer.from(p).toString('utf8'), 'ab');
+      break;
+    }
+    q.push(bytes('cd'));
+    q.push(bytes('ef'));
+    assert.equal(q.complete, true);
+    const other = new ListPieceQueue(4);
+    other.abandon();
+    other.push(bytes('wxyz'));
+    assert.equal(other.complete, true);
+    // Nothing was kept: a reader now gets no piece.
+    const got: Uint8Array[] = [];
+    for await (const p of other) got.push(p);
+    assert.equal(got.length, 0);
+  });
+});
+
+describe('ShardClient with a streamed answer (a stand-in shard on the other end of the channel)', () => {
+  /** A client whose shard answers each list with `script` (batches of messages, as a BatchedPort posts them). */
+  const withShard = (script: (id: number, port: MessagePort) => void): { client: ShardClient; port: MessagePort } => {
+    const { port1, port2 } = new MessageChannel();
+    const client = new ShardClient({ index: 0, onLost: () => {} });
+    client.attach(port1);
+    port2.on('message', (batch: ShardRequest[]) => {
+      for (const req of batch) if (req.op === 'list') script(req.id, port2);
+    });
+    return { client, port: port2 };
+  };
+  const streamedReply = (id: number, total: number): ShardMessage[] => [{ t: 'ok', id, value: { items: new Uint8Array(0), count: 1, revision: 7, streamed: total } }];
+  const piece = (id: number, text: string): ShardMessage[] => [{ t: 'piece', id, bytes: new TextEncoder().encode(text) }];
+  const listCall = (client: ShardClient): Promise<ListReply> => client.call<ListReply>({ op: 'list', resource: '/configmaps', read: { kind: 'any' }, filter: {}, stream: true });
+  const read = async (reply: ListReply): Promise<string> => {
+    const out: Uint8Array[] = [];
+    for await (const p of reply.pieces!) out.push(p);
+    return Buffer.concat(out).toString('utf8');
+  };
+
+  it('resolves at the reply with a queue the pieces then fill', async () => {
+    const { client, port } = withShard((id, p) => {
+      p.postMessage(streamedReply(id, 6));
+      p.postMessage(piece(id, 'abc'));
+      p.postMessage(piece(id, 'def'));
+    });
+    try {
+      const reply = await listCall(client);
+      assert.equal(reply.streamed, 6);
+      assert.equal(await read(reply), 'abcdef');
+    } finally {
+      client.close();
+      port.close();
+    }
+  });
+
+  it('fails the queue when the shard reports an error after its reply', async () => {
+    const { client, port } = withShard((id, p) => {
+      p.postMessage(streamedReply(id, 6));
+      p.postMessage(piece(id, 'abc'));
+      p.postMessage([{ t: 'err', id, error: { code: 'Internal', message: 'copy failed' } }]);
+    });
+    try {
+      const reply = await listCall(client);
+      await assert.rejects(read(reply), (err: unknown) => err instanceof ListPiecesLost && /copy failed/.test(err.message));
+    } finally {
+      client.close();
+      port.close();
+    }
+  });
+
+  it('fails the queue when the channel closes mid-answer (the shard thread went away)', async () => {
+    const { client, port } = withShard((id, p) => {
+      p.postMessage(streamedReply(id, 6));
+      p.postMessage(piece(id, 'abc'));
+      setTimeout(() => p.close(), 20);
+    });
+    try {
+      const reply = await listCall(client);
+      await assert.rejects(read(reply), ListPiecesLost);
+    } finally {
+      client.close();
+    }
+  });
+});
