@@ -39,29 +39,50 @@ export function* jsonPieces(items: readonly { readonly json: Uint8Array }[], tot
   let left = total;
   let piece = new Uint8Array(Math.min(pieceBytes, left));
   let at = 0;
+  let room = piece.byteLength;
   const n = items.length;
   for (let i = 0; i < n; i++) {
     const json = items[i]!.json;
+    const size = json.byteLength;
+    if (i > 0 && size + 1 < room) {
+      // The common case: the comma and the whole item fit in this piece, with room left (a piece that
+      // comes out exactly full is sent by the path below).
+      piece[at] = COMMA;
+      piece.set(json, at + 1);
+      at += size + 1;
+      room -= size + 1;
+      continue;
+    }
+    if (i === 0 && size < room) {
+      piece.set(json, 0);
+      at = size;
+      room -= size;
+      continue;
+    }
+    // The item (or its comma) reaches the piece's end: copied in slices, the piece sent when full.
     let from = i > 0 ? -1 : 0; // -1: the comma before this item
-    while (from < json.byteLength) {
+    while (from < size) {
       if (from < 0) {
         piece[at++] = COMMA;
+        room--;
         from = 0;
       } else {
-        const take = Math.min(json.byteLength - from, piece.byteLength - at);
-        piece.set(json.subarray(from, from + take), at);
+        const take = Math.min(size - from, room);
+        piece.set(Uint8Array.prototype.subarray.call(json, from, from + take), at);
         at += take;
+        room -= take;
         from += take;
       }
-      if (at === piece.byteLength) {
+      if (room === 0) {
         left -= at;
         yield piece;
         if (left === 0) {
-          if (i < n - 1 || from < json.byteLength) throw new Error(`list pieces: more than the ${total} bytes announced`);
+          if (i < n - 1 || from < size) throw new Error(`list pieces: more than the ${total} bytes announced`);
           return;
         }
         piece = new Uint8Array(Math.min(pieceBytes, left));
         at = 0;
+        room = piece.byteLength;
       }
     }
   }

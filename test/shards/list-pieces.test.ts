@@ -25,6 +25,9 @@ describe('jsonPieces', () => {
     ['pieces of one byte', ['{}', '{}', '{}'], 1],
     ['a boundary right before a comma', ['1234', '5678'], 4],
     ['a boundary right after a comma', ['1234', '5678'], 5],
+    ['a comma and an item that fill a piece exactly', ['ab', 'cde', 'f', 'gh'], 6],
+    ['a first item that fills a piece exactly', ['abcdef', 'g'], 6],
+    ['every piece filled exactly', ['abc', 'de', 'fgh', 'ij'], 3],
   ];
   for (const [name, texts, pieceBytes] of cases) {
     it(`joins to the whole answer: ${name}`, () => {
@@ -41,6 +44,22 @@ describe('jsonPieces', () => {
       assert.equal(pieces.length, Math.ceil(total / pieceBytes));
     });
   }
+
+  it('joins to the whole answer for 500 random mixes of item and piece sizes', () => {
+    let seed = 12345;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let round = 0; round < 500; round++) {
+      const items = Array.from({ length: rand(12) }, (_, i) => item(String.fromCharCode(97 + (i % 26)).repeat(1 + rand(20))));
+      const total = joinedJsonLength(items);
+      const pieceBytes = 1 + rand(25);
+      const pieces = [...jsonPieces(items, total, pieceBytes)];
+      assert.equal(Buffer.concat(pieces).toString('utf8'), whole(items), `round ${round}, pieces of ${pieceBytes}`);
+      assert.ok(pieces.slice(0, -1).every((p) => p.byteLength === pieceBytes));
+    }
+  });
 
   it('copies: pieces taken earlier keep their bytes while later ones are made', () => {
     const items = ['{"a":1}', '{"b":2}', '{"c":3}'].map(item);
