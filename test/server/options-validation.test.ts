@@ -92,3 +92,13 @@ describe('priority and fairness flags', () => {
     assert.equal(parseArgs(['--enable-priority-and-fairness=false', '--max-requests-inflight=0', '--max-mutating-requests-inflight=0']).maxRequestsInflight, 0);
   });
 });
+
+describe('--list-stream-bytes', () => {
+  it('defaults to 4 MiB, takes 0 (never stream) and refuses what is not a byte count', () => {
+    assert.equal(defaultOptions().listStreamBytes, 4 * 1024 * 1024);
+    assert.equal(parseArgs(['--list-stream-bytes=0']).listStreamBytes, 0);
+    assert.equal(parseArgs(['--list-stream-bytes=1048576']).listStreamBytes, 1048576);
+    assert.match(optionsError(['--list-stream-bytes=-1']), /list-stream-bytes/);
+    assert.match(optionsError(['--list-stream-bytes=lots']), /list-stream-bytes/);
+  });
+});

@@ -151,3 +151,24 @@ describe('list answers in pieces (shards/list-pieces.ts)', () => {
     assert.equal(whole.streamed, undefined);
   });
 });
+
+describe('list answers in pieces turned off (--list-stream-bytes=0)', () => {
+  let dir: string;
+  let router: ShardRouter;
+  before(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'orch-list-pieces-off-'));
+    router = await ShardRouter.start({ shards: 1, resources: testResources, store: { backend: 'embedded', dataDir: dir }, runtime: { tooLargeWaitMs: 2_000, listStreamBytes: 0, listPieceBytes: 100 } });
+  });
+  after(async () => {
+    await router?.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers whole even to an asker that takes pieces', async () => {
+    for (let i = 0; i < 5; i++) await router.create('/configmaps', `/configmaps/off/c${i}`, configMapBytes('off', `c${i}`, { v: 'x'.repeat(200) }));
+    const reply = await router.list('/configmaps', { kind: 'latest' }, { namespace: 'off' }, { stream: true });
+    assert.equal(reply.pieces, undefined);
+    assert.equal(reply.streamed, undefined);
+    assert.deepEqual(names(reply.items), ['c0', 'c1', 'c2', 'c3', 'c4']);
+  });
+});
