@@ -17,31 +17,32 @@ import { configMapBytes, podBytes, testResources } from '../support/shard-fixtur
 
 const names = (items: Uint8Array): string[] => (JSON.parse(`[${Buffer.from(items).toString('utf8')}]`) as Array<{ metadata: { name: string } }>).map((o) => o.metadata.name);
 
-describe('shared list answers', () => {
-  let dir: string;
-  let router: ShardRouter;
-  let cacheOn: ShardRouter;
+/** Every answer is large enough to keep: the sharing rules apply to these small ones. */
+const KEEP_ALL = { budgetBytes: 1 << 20, minEntryBytes: 1, maxEntryBytes: 1 << 20, ttlMs: 60_000, idleMs: 60_000 };
+
+/** One shard over the embedded store in a directory of its own, started before the suite's tests and closed after. */
+function shardForSuite(runtime: NonNullable<Parameters<typeof ShardRouter.start>[0]['runtime']>): { readonly router: ShardRouter } {
+  let dir = '';
+  const held: { router: ShardRouter } = { router: undefined as unknown as ShardRouter };
   before(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'orch-list-share-'));
-    router = await ShardRouter.start({
-      shards: 1,
-      resources: testResources,
-      store: { backend: 'embedded', dataDir: dir },
-      // Every answer is large enough to keep: the rules apply to these small ones.
-      runtime: { tooLargeWaitMs: 2_000, listResultCache: { budgetBytes: 1 << 20, minEntryBytes: 1, maxEntryBytes: 1 << 20, ttlMs: 60_000, idleMs: 60_000 } },
-    });
-    cacheOn = router;
+    held.router = await ShardRouter.start({ shards: 1, resources: testResources, store: { backend: 'embedded', dataDir: dir }, runtime: { tooLargeWaitMs: 2_000, ...runtime } });
   });
   after(async () => {
-    await router?.close();
+    await held.router?.close();
     await fs.rm(dir, { recursive: true, force: true });
   });
+  return held;
+}
 
-  const cacheStats = async (): Promise<NonNullable<ShardStats['listCache']>> => (await cacheOn.stats())[0]!.listCache!;
-  const list = (read: { kind: 'latest' } | { kind: 'any' } = { kind: 'latest' }): Promise<ListReply> => router.list('/configmaps', read, { namespace: 'share' });
+describe('shared list answers', () => {
+  const shard = shardForSuite({ listResultCache: KEEP_ALL });
+
+  const cacheStats = async (): Promise<NonNullable<ShardStats['listCache']>> => (await shard.router.stats())[0]!.listCache!;
+  const list = (read: { kind: 'latest' } | { kind: 'any' } = { kind: 'latest' }): Promise<ListReply> => shard.router.list('/configmaps', read, { namespace: 'share' });
 
   it('serves repeated consistent reads of an unchanged type from one answer while other types are written, and rebuilds after its own write', async () => {
-    for (let i = 0; i < 20; i++) await router.create('/configmaps', `/configmaps/share/c${String(i).padStart(2, '0')}`, configMapBytes('share', `c${String(i).padStart(2, '0')}`, { v: 'x'.repeat(100) }));
+    for (let i = 0; i < 20; i++) await shard.router.create('/configmaps', `/configmaps/share/c${String(i).padStart(2, '0')}`, configMapBytes('share', `c${String(i).padStart(2, '0')}`, { v: 'x'.repeat(100) }));
     const first = await list();
     const fresh = Buffer.from(first.items);
     assert.equal(first.count, 20);
@@ -50,7 +51,7 @@ describe('shared list answers', () => {
     assert.equal(kept.entries, 1, 'the answer is kept once asked for twice');
 
     // Another type's write moves the store's revision: a consistent read must reflect it, and still shares the answer.
-    const pod = await router.create('/pods', '/pods/share/p', podBytes('share', 'p'));
+    const pod = await shard.router.create('/pods', '/pods/share/p', podBytes('share', 'p'));
     const afterPod = await list();
     assert.ok(afterPod.revision >= pod.revision, `the answer is as fresh as the store (${afterPod.revision} >= ${pod.revision})`);
     assert.deepEqual(Buffer.from(afterPod.items), fresh, 'the same bytes as a fresh build');
@@ -61,7 +62,7 @@ describe('shared list answers', () => {
     assert.equal(hit.entries, 1);
 
     // A write to the type supersedes the answer: the next read has the new object, and the old answer is gone.
-    const added = await router.create('/configmaps', '/configmaps/share/c99', configMapBytes('share', 'c99', { v: 'y' }));
+    const added = await shard.router.create('/configmaps', '/configmaps/share/c99', configMapBytes('share', 'c99', { v: 'y' }));
     const afterWrite = await list();
     assert.ok(afterWrite.revision >= added.revision);
     assert.equal(afterWrite.count, 21);
@@ -72,7 +73,7 @@ describe('shared list answers', () => {
     assert.equal(dropped.hits, hit.hits, 'no stale hit');
 
     // An update (same count, other bytes) is seen too.
-    await router.update('/configmaps', '/configmaps/share/c00', configMapBytes('share', 'c00', { v: 'changed' }), (await router.get('/configmaps', '/configmaps/share/c00', { kind: 'latest' })).object!.revision);
+    await shard.router.update('/configmaps', '/configmaps/share/c00', configMapBytes('share', 'c00', { v: 'changed' }), (await shard.router.get('/configmaps', '/configmaps/share/c00', { kind: 'latest' })).object!.revision);
     await list();
     const again = await list();
     assert.match(Buffer.from(again.items).toString('utf8'), /"v":"changed"/);
@@ -83,27 +84,8 @@ describe('shared list answers', () => {
 });
 
 describe('list answers in pieces (shards/list-pieces.ts)', () => {
-  let dir: string;
-  let router: ShardRouter;
-  before(async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'orch-list-pieces-'));
-    router = await ShardRouter.start({
-      shards: 1,
-      resources: testResources,
-      store: { backend: 'embedded', dataDir: dir },
-      // Every answer streams, in pieces of 100 bytes; answers are shared as in the default.
-      runtime: {
-        tooLargeWaitMs: 2_000,
-        listStreamBytes: 1,
-        listPieceBytes: 100,
-        listResultCache: { budgetBytes: 1 << 20, minEntryBytes: 1, maxEntryBytes: 1 << 20, ttlMs: 60_000, idleMs: 60_000 },
-      },
-    });
-  });
-  after(async () => {
-    await router?.close();
-    await fs.rm(dir, { recursive: true, force: true });
-  });
+  // Every answer streams, in pieces of 100 bytes; answers are shared as in the default.
+  const shard = shardForSuite({ listStreamBytes: 1, listPieceBytes: 100, listResultCache: KEEP_ALL });
 
   const read = async (reply: ListReply): Promise<Buffer> => {
     if (reply.pieces === undefined) return Buffer.from(reply.items);
@@ -114,10 +96,10 @@ describe('list answers in pieces (shards/list-pieces.ts)', () => {
     }
     return Buffer.concat(out);
   };
-  const list = (stream: boolean): Promise<ListReply> => router.list('/configmaps', { kind: 'latest' }, { namespace: 'pieces' }, { stream });
+  const list = (stream: boolean): Promise<ListReply> => shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'pieces' }, { stream });
 
   it('streams a first answer to an asker that takes pieces, shares a repeated one whole, and streams the next state again', async () => {
-    for (let i = 0; i < 20; i++) await router.create('/configmaps', `/configmaps/pieces/c${String(i).padStart(2, '0')}`, configMapBytes('pieces', `c${String(i).padStart(2, '0')}`, { v: 'x'.repeat(50) }));
+    for (let i = 0; i < 20; i++) await shard.router.create('/configmaps', `/configmaps/pieces/c${String(i).padStart(2, '0')}`, configMapBytes('pieces', `c${String(i).padStart(2, '0')}`, { v: 'x'.repeat(50) }));
     const first = await list(true);
     assert.ok(first.pieces !== undefined, 'the first answer comes in pieces');
     assert.equal(first.items.byteLength, 0);
@@ -135,7 +117,7 @@ describe('list answers in pieces (shards/list-pieces.ts)', () => {
     assert.deepEqual(Buffer.from(third.items), streamed);
 
     // A write: the next state is a first answer again.
-    await router.create('/configmaps', '/configmaps/pieces/c99', configMapBytes('pieces', 'c99', { v: 'y' }));
+    await shard.router.create('/configmaps', '/configmaps/pieces/c99', configMapBytes('pieces', 'c99', { v: 'y' }));
     const next = await list(true);
     assert.ok(next.pieces !== undefined);
     const nextBytes = await read(next);
@@ -144,7 +126,7 @@ describe('list answers in pieces (shards/list-pieces.ts)', () => {
   });
 
   it('never streams to an asker that did not offer to take pieces', async () => {
-    await router.create('/configmaps', '/configmaps/pieces/d00', configMapBytes('pieces', 'd00', { v: 'z' }));
+    await shard.router.create('/configmaps', '/configmaps/pieces/d00', configMapBytes('pieces', 'd00', { v: 'z' }));
     const whole = await list(false);
     assert.equal(whole.pieces, undefined);
     assert.equal(whole.count, 22);
@@ -153,20 +135,11 @@ describe('list answers in pieces (shards/list-pieces.ts)', () => {
 });
 
 describe('list answers in pieces turned off (--list-stream-bytes=0)', () => {
-  let dir: string;
-  let router: ShardRouter;
-  before(async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'orch-list-pieces-off-'));
-    router = await ShardRouter.start({ shards: 1, resources: testResources, store: { backend: 'embedded', dataDir: dir }, runtime: { tooLargeWaitMs: 2_000, listStreamBytes: 0, listPieceBytes: 100 } });
-  });
-  after(async () => {
-    await router?.close();
-    await fs.rm(dir, { recursive: true, force: true });
-  });
+  const shard = shardForSuite({ listStreamBytes: 0, listPieceBytes: 100 });
 
   it('answers whole even to an asker that takes pieces', async () => {
-    for (let i = 0; i < 5; i++) await router.create('/configmaps', `/configmaps/off/c${i}`, configMapBytes('off', `c${i}`, { v: 'x'.repeat(200) }));
-    const reply = await router.list('/configmaps', { kind: 'latest' }, { namespace: 'off' }, { stream: true });
+    for (let i = 0; i < 5; i++) await shard.router.create('/configmaps', `/configmaps/off/c${i}`, configMapBytes('off', `c${i}`, { v: 'x'.repeat(200) }));
+    const reply = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'off' }, { stream: true });
     assert.equal(reply.pieces, undefined);
     assert.equal(reply.streamed, undefined);
     assert.deepEqual(names(reply.items), ['c0', 'c1', 'c2', 'c3', 'c4']);

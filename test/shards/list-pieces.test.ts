@@ -140,19 +140,26 @@ describe('ListPieceQueue', () => {
 });
 
 describe('ShardClient with a streamed answer (a stand-in shard on the other end of the channel)', () => {
-  /** A client whose shard answers each list with `script` (batches of messages, as a BatchedPort posts them). */
-  const withShard = (script: (id: number, port: MessagePort) => void): { client: ShardClient; port: MessagePort } => {
+  /**
+   * Lists through a client whose stand-in shard answers with `script` (batches of messages, as a BatchedPort
+   * posts them), then runs `check` on the answer; the channel is closed after.
+   */
+  const againstShard = async (script: (id: number, port: MessagePort) => void, check: (reply: ListReply) => Promise<void>): Promise<void> => {
     const { port1, port2 } = new MessageChannel();
     const client = new ShardClient({ index: 0, onLost: () => {} });
     client.attach(port1);
     port2.on('message', (batch: ShardRequest[]) => {
       for (const req of batch) if (req.op === 'list') script(req.id, port2);
     });
-    return { client, port: port2 };
+    try {
+      await check(await client.call<ListReply>({ op: 'list', resource: '/configmaps', read: { kind: 'any' }, filter: {}, stream: true }));
+    } finally {
+      client.close();
+      port2.close();
+    }
   };
   const streamedReply = (id: number, total: number): ShardMessage[] => [{ t: 'ok', id, value: { items: new Uint8Array(0), count: 1, revision: 7, streamed: total } }];
   const piece = (id: number, text: string): ShardMessage[] => [{ t: 'piece', id, bytes: new TextEncoder().encode(text) }];
-  const listCall = (client: ShardClient): Promise<ListReply> => client.call<ListReply>({ op: 'list', resource: '/configmaps', read: { kind: 'any' }, filter: {}, stream: true });
   const read = async (reply: ListReply): Promise<string> => {
     const out: Uint8Array[] = [];
     for await (const p of reply.pieces!) out.push(p);
@@ -160,47 +167,38 @@ describe('ShardClient with a streamed answer (a stand-in shard on the other end 
   };
 
   it('resolves at the reply with a queue the pieces then fill', async () => {
-    const { client, port } = withShard((id, p) => {
-      p.postMessage(streamedReply(id, 6));
-      p.postMessage(piece(id, 'abc'));
-      p.postMessage(piece(id, 'def'));
-    });
-    try {
-      const reply = await listCall(client);
-      assert.equal(reply.streamed, 6);
-      assert.equal(await read(reply), 'abcdef');
-    } finally {
-      client.close();
-      port.close();
-    }
+    await againstShard(
+      (id, p) => {
+        p.postMessage(streamedReply(id, 6));
+        p.postMessage(piece(id, 'abc'));
+        p.postMessage(piece(id, 'def'));
+      },
+      async (reply) => {
+        assert.equal(reply.streamed, 6);
+        assert.equal(await read(reply), 'abcdef');
+      },
+    );
   });
 
   it('fails the queue when the shard reports an error after its reply', async () => {
-    const { client, port } = withShard((id, p) => {
-      p.postMessage(streamedReply(id, 6));
-      p.postMessage(piece(id, 'abc'));
-      p.postMessage([{ t: 'err', id, error: { code: 'Internal', message: 'copy failed' } }]);
-    });
-    try {
-      const reply = await listCall(client);
-      await assert.rejects(read(reply), (err: unknown) => err instanceof ListPiecesLost && /copy failed/.test(err.message));
-    } finally {
-      client.close();
-      port.close();
-    }
+    await againstShard(
+      (id, p) => {
+        p.postMessage(streamedReply(id, 6));
+        p.postMessage(piece(id, 'abc'));
+        p.postMessage([{ t: 'err', id, error: { code: 'Internal', message: 'copy failed' } }]);
+      },
+      (reply) => assert.rejects(read(reply), (err: unknown) => err instanceof ListPiecesLost && /copy failed/.test(err.message)),
+    );
   });
 
   it('fails the queue when the channel closes mid-answer (the shard thread went away)', async () => {
-    const { client, port } = withShard((id, p) => {
-      p.postMessage(streamedReply(id, 6));
-      p.postMessage(piece(id, 'abc'));
-      setTimeout(() => p.close(), 20);
-    });
-    try {
-      const reply = await listCall(client);
-      await assert.rejects(read(reply), ListPiecesLost);
-    } finally {
-      client.close();
-    }
+    await againstShard(
+      (id, p) => {
+        p.postMessage(streamedReply(id, 6));
+        p.postMessage(piece(id, 'abc'));
+        setTimeout(() => p.close(), 20);
+      },
+      (reply) => assert.rejects(read(reply), ListPiecesLost),
+    );
   });
 });
