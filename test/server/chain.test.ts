@@ -230,6 +230,14 @@ describe('Audit-Id (the original WithAuditInit: every response, audit on or off)
     assert.equal(sent.header('audit-id'), 'client-chosen-1');
     const odd = await h.send('GET', '/api/v1/pods', { token: 'alice-token', headers: { 'audit-id': 'has spaces\tand tabs' } });
     assert.match(String(odd.header('audit-id')), UUID);
+    // Huge, control characters, JSON, several values: none is echoed (it would land in every log line and event).
+    for (const bad of ['x'.repeat(100_000), 'a\u0000b', '{"nested":{"deep":[1,2]}}', '\u00e9t\u00e9']) {
+      const r = await h.send('GET', '/api/v1/pods', { token: 'alice-token', headers: { 'audit-id': bad } });
+      assert.equal(r.status, 200);
+      assert.match(String(r.header('audit-id')), UUID);
+    }
+    const two = await h.send('GET', '/api/v1/pods', { token: 'alice-token', headers: { 'audit-id': ['one', 'two'] } });
+    assert.match(String(two.header('audit-id')), UUID, 'two values joined are not a sane ID');
   });
 });
 
