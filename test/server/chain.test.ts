@@ -152,6 +152,14 @@ describe('timeout', () => {
     assert.ok(!res.text.includes('late'));
   });
 
+  it('resets an answer whose head went out before the deadline, as the original aborts it (a clean end would pass for a whole body)', async () => {
+    const h = createHarness({ requestTimeoutMs: 30 });
+    const res = await h.send('GET', '/api/v1/pods', { token: 'alice-token', test: 'stall-mid-body' });
+    assert.equal(res.status, 200);
+    assert.equal(res.destroyed, true, 'reset, not ended');
+    assert.equal(res.text, '{"kind":"PodList","items":[');
+  });
+
   it('does not log a handler failing because its request was aborted as a panic', async () => {
     const h = createHarness({ requestTimeoutMs: 20 });
     const res = await h.send('GET', '/api/v1/pods', { token: 'alice-token', test: 'throw-on-abort' });

@@ -104,7 +104,11 @@ export class FakeResponse implements ApiResponse {
     return true;
   }
 
+  /** Set when the response was reset (connection closed or stream reset) rather than ended. */
+  destroyed = false;
+
   destroy(): void {
+    this.destroyed = true;
     this.end();
   }
 

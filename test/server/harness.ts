@@ -101,6 +101,12 @@ export function createHarness(options: Partial<HandlerChainOptions> = {}, extra:
         // What a storage call does when its signal fires.
         await new Promise<void>((r) => ctx.signal.addEventListener('abort', () => r(), { once: true }));
         throw ctx.signal.reason;
+      case 'stall-mid-body':
+        // A streamed answer (a large LIST in pieces) whose next piece does not come before the deadline.
+        ctx.res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+        ctx.res.write(new TextEncoder().encode('{"kind":"PodList","items":['));
+        await new Promise<void>((r) => ctx.signal.addEventListener('abort', () => r(), { once: true }));
+        return;
       case 'late-write':
         // Ignores its deadline, then tries to answer anyway.
         await sleep(120);

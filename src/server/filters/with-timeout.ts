@@ -70,13 +70,19 @@ function timeoutReason(): DOMException {
 }
 
 /** Ends a response the handler no longer owns: a Status if nothing went out yet, else a clean end. */
-function finishFor(ctx: RequestContext): void {
+/**
+ * Takes the response from the handler at its deadline: a 504 if nothing went out yet. Once a head went out, a
+ * watch's stream ends (its expiry is a normal end); any other answer was cut short, so its connection or stream
+ * is reset, as the original aborts the handler: a chunked body ended cleanly would pass for a whole one.
+ */
+function finishFor(ctx: RequestContext, begun: 'end' | 'reset'): void {
   const res = trackedResponse(ctx);
   if (res.finished || res.sealed) return;
   const headWritten = res.headWritten;
   const out = res.takeOver();
-  if (headWritten) out.end();
-  else writeStatus(out, errors.requestTimeout());
+  if (!headWritten) writeStatus(out, errors.requestTimeout());
+  else if (begun === 'end') out.end();
+  else out.destroy();
 }
 
 function armWatchExpiry(ctx: RequestContext, ms: number): void {
@@ -85,7 +91,7 @@ function armWatchExpiry(ctx: RequestContext, ms: number): void {
   // either may exceed what setTimeout holds, which would end the watch at once.
   const timer = setLongTimeout(() => {
     ctx.abort.abort(timeoutReason());
-    finishFor(ctx);
+    finishFor(ctx, 'end');
   }, ms);
   res.onFinished(() => timer.cancel());
 }
@@ -127,7 +133,7 @@ export function withTimeout(options: TimeoutOptions): Filter {
     });
     if (outcome === 'done') return;
 
-    finishFor(ctx);
+    finishFor(ctx, 'reset');
     ctx.abort.abort(timeoutReason());
     const timedOutAt = performance.now();
     // The handler is still running. Whatever it does now goes nowhere; an
