@@ -507,7 +507,7 @@ export class ShardRuntime {
     };
     if (stream && encoding === 'json') {
       // Asked for by a second asker: built whole and shared. Otherwise a large answer goes in pieces.
-      const total = joinedJsonLength(res.items);
+      const total = res.jsonBytes + Math.max(0, res.items.length - 1); // the items and their commas
       shared = this.#listResults.wants(cacheKey, total);
       const streamFrom = this.#opts.listStreamBytes;
       if (!shared && streamFrom > 0 && total >= streamFrom) {
@@ -519,7 +519,7 @@ export class ShardRuntime {
       }
     }
     const reply: ListReply = {
-      items: stream && encoding === 'json' ? joinJson(res.items, (bytes) => itemBuffer(bytes, shared)) : joinItems(r, res.items, encoding, alloc),
+      items: stream && encoding === 'json' ? joinJson(res.items, (bytes) => itemBuffer(bytes, shared), res.jsonBytes) : joinItems(r, res.items, encoding, alloc, res.jsonBytes),
       encoding,
       count: res.items.length,
       revision: res.revision,
@@ -642,14 +642,14 @@ function keyPrefixFor(spec: ResourceSpec, predicate: Predicate): string {
 }
 
 /** The items of a list reply in one buffer of its own (it is transferred, not copied, to the main thread). */
-function joinItems(r: CachedResource, items: readonly CachedObject[], encoding: ListEncoding, alloc?: (bytes: number) => Uint8Array): Uint8Array {
-  return encoding === 'protobuf' ? protobufListItems(items, r.gvk, alloc) : joinJson(items, alloc);
+function joinItems(r: CachedResource, items: readonly CachedObject[], encoding: ListEncoding, alloc?: (bytes: number) => Uint8Array, jsonBytes?: number): Uint8Array {
+  return encoding === 'protobuf' ? protobufListItems(items, r.gvk, alloc) : joinJson(items, alloc, jsonBytes);
 }
 
 /** The objects' JSON joined with commas, straight from the objects (no array of their bytes in between). */
-function joinJson(items: readonly CachedObject[], alloc?: (bytes: number) => Uint8Array): Uint8Array {
+function joinJson(items: readonly CachedObject[], alloc?: (bytes: number) => Uint8Array, jsonBytes?: number): Uint8Array {
   const n = items.length;
-  const total = joinedJsonLength(items);
+  const total = jsonBytes !== undefined ? jsonBytes + Math.max(0, n - 1) : joinedJsonLength(items);
   const out = alloc !== undefined ? alloc(total) : new Uint8Array(new ArrayBuffer(total));
   let at = 0;
   for (let i = 0; i < n; i++) {

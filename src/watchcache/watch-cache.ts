@@ -55,6 +55,8 @@ export interface CacheListResult {
   lastKey?: string;
   /** Number of items after this page, when it is cheap and meaningful (no filtering). */
   remaining?: number;
+  /** The items' JSON bytes in all: summed in the walk, where each object is at hand (a second pass is a cache miss per item). */
+  jsonBytes: number;
 }
 
 interface FreshWaiter {
@@ -278,6 +280,7 @@ export class WatchCache {
     const next = overrides === null ? this.#latestFrom(keyPrefix, start) : generatorNext(this.#iterate(keyPrefix, start, overrides));
     let lastKey: string | undefined;
     let more = false;
+    let jsonBytes = 0;
     for (let obj = next(); obj !== undefined; obj = next()) {
       if (pred !== undefined && !pred.matches(obj)) continue;
       if (items.length >= limit) {
@@ -285,9 +288,10 @@ export class WatchCache {
         break;
       }
       items.push(obj);
+      jsonBytes += obj.json.byteLength;
       lastKey = obj.key;
     }
-    const result: CacheListResult = { items, revision };
+    const result: CacheListResult = { items, revision, jsonBytes };
     if (more) {
       result.lastKey = lastKey!;
       const known = opts.remainingFromStart;

@@ -135,6 +135,10 @@ describe('WatchCache', () => {
     const page3 = cache.list({ limit: 3, startKey: page2.lastKey + '\0', revision: page1.revision });
     assert.deepEqual(names(page3.items), ['p6']);
     assert.equal(page3.lastKey, undefined);
+    // The byte count summed in the walk is that of the items returned (the page, not the item that ended it).
+    for (const page of [page1, page2, page3]) assert.equal(page.jsonBytes, page.items.reduce((n, o) => n + o.json.byteLength, 0));
+    const past = cache.list({ revision: page1.revision });
+    assert.equal(past.jsonBytes, past.items.reduce((n, o) => n + o.json.byteLength, 0), 'at a past revision too');
   });
 
   it('filters lists with a predicate and omits the remaining count', () => {
