@@ -191,9 +191,16 @@ describe('priority and fairness on (the default)', () => {
     assert.notEqual(e.headers[FS_HEADER], fsUid);
 
     // Point the schema at another level: live.
-    const cur = (await t.request('GET', `${FC}/flowschemas/alice`)).json<{ spec: { priorityLevelConfiguration: { name: string } } }>();
-    cur.spec.priorityLevelConfiguration.name = 'alice-other';
-    assert.equal((await t.request('PUT', `${FC}/flowschemas/alice`, cur)).status, 200);
+    // Read, change, write; again on a conflict, as clients do: the configuration controller writes the schema's
+    // status (its Dangling condition) meanwhile.
+    let put = 0;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const cur = (await t.request('GET', `${FC}/flowschemas/alice`)).json<{ spec: { priorityLevelConfiguration: { name: string } } }>();
+      cur.spec.priorityLevelConfiguration.name = 'alice-other';
+      put = (await t.request('PUT', `${FC}/flowschemas/alice`, cur)).status;
+      if (put !== 409) break;
+    }
+    assert.equal(put, 200);
     const otherUid = pl2.json<{ metadata: { uid: string } }>().metadata.uid;
     await until('alice moves to the other level', async () => {
       const x = await t.request('GET', '/api/v1/namespaces/default/configmaps', undefined, as('alice'));
