@@ -500,26 +500,31 @@ export class ShardRuntime {
       ...(remainingFromStart !== undefined ? { remainingFromStart } : {}),
       predicate,
     });
+    // Whether the answer is kept to share (list-result-cache.ts): JSON's size is known from the walk, so it is
+    // decided before anything is built; Protobuf's once its messages are.
     let shared = false;
-    const alloc = (bytes: number): Uint8Array => {
-      shared = this.#listResults.wants(cacheKey, bytes);
-      return itemBuffer(bytes, shared);
-    };
-    if (stream && encoding === 'json') {
-      // Asked for by a second asker: built whole and shared. Otherwise a large answer goes in pieces.
+    let alloc: (bytes: number) => Uint8Array;
+    if (encoding === 'json') {
       const total = res.jsonBytes + Math.max(0, res.items.length - 1); // the items and their commas
       shared = this.#listResults.wants(cacheKey, total);
       const streamFrom = this.#opts.listStreamBytes;
-      if (!shared && streamFrom > 0 && total >= streamFrom) {
+      if (stream && !shared && streamFrom > 0 && total >= streamFrom) {
+        // A large answer nobody else asked for goes in pieces (list-pieces.ts); a second asker's is built whole and shared.
         const reply: ListReply = { items: new Uint8Array(0), encoding, count: res.items.length, revision: res.revision, lastKey: res.lastKey, remaining: res.remaining, streamed: total };
         const items = res.items;
         const pieceBytes = this.#opts.listPieceBytes;
         this.#pieceSources.set(reply, () => jsonPieces(items, total, pieceBytes));
         return reply;
       }
+      alloc = (bytes) => itemBuffer(bytes, shared);
+    } else {
+      alloc = (bytes) => {
+        shared = this.#listResults.wants(cacheKey, bytes);
+        return itemBuffer(bytes, shared);
+      };
     }
     const reply: ListReply = {
-      items: stream && encoding === 'json' ? joinJson(res.items, (bytes) => itemBuffer(bytes, shared), res.jsonBytes) : joinItems(r, res.items, encoding, alloc, res.jsonBytes),
+      items: joinItems(r, res.items, encoding, alloc, res.jsonBytes),
       encoding,
       count: res.items.length,
       revision: res.revision,
