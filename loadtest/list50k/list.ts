@@ -10,6 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { H1Client } from '../api/client.ts';
 import { runH2load } from '../h2load/h2load.ts';
+import { quiesce } from '../lib/quiesce.ts';
 import { median } from '../lib/stats.ts';
 import type { Target } from '../original/target.ts';
 
@@ -127,6 +128,7 @@ export async function measureLists(targets: readonly Target[], ns: string, runs:
     const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
     for (const t of order) {
       for (const k of kinds) {
+        await quiesce(targets.map((x) => () => x.cpuSeconds()));
         const x = await timeList(t, ns, k, dir);
         log(`  LIST round ${r + 1} ${t.label} ${k}: ${Math.round(x.ms)} ms (server CPU ${Math.round(x.cpuMs)} ms), ${x.bytes} bytes, HTTP/${x.httpVersion}`);
         const key = `${t.key}/${k}`;

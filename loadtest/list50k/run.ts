@@ -8,7 +8,8 @@
  *
  * Needs curl and h2load (Debian `nghttp2-client`; seeding goes through it);
  * without them it says so and skips. Knobs: BENCH_LIST50K_COUNT=50000,
- * BENCH_LIST50K_RUNS=3, BENCH_ORIGINAL_APISERVER (as --original).
+ * BENCH_LIST50K_RUNS=3, BENCH_ORIGINAL_APISERVER (as --original), BENCH_LIST50K_FILLER=0 (that many more
+ * ConfigMaps in another namespace first: a store and heaps as large as after the side-by-side's create rounds).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -23,6 +24,7 @@ import { LIST_NAMESPACE, listTable, listUserAgent, measureLists, seedConfigMaps 
 
 const COUNT = envNumber('BENCH_LIST50K_COUNT', 50_000);
 const RUNS = envNumber('BENCH_LIST50K_RUNS', 3);
+const FILLER = envNumber('BENCH_LIST50K_FILLER', 0);
 
 async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   for (const cmd of ['h2load', 'curl']) {
@@ -51,6 +53,10 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
       targets.push({ ...originalTargets(original)[1]!, key: 'orig', label: 'original' });
     }
     for (const t of targets.filter((x) => x.key !== 'ours-secure')) {
+      if (FILLER > 0) {
+        const filled = await seedConfigMaps(t, `${LIST_NAMESPACE}-filler`, FILLER, dir);
+        console.log(`  seeded ${FILLER} filler ConfigMaps on ${t.label} in ${filled.seconds.toFixed(1)} s`);
+      }
       const { seconds } = await seedConfigMaps(t, LIST_NAMESPACE, COUNT, dir);
       console.log(`  seeded ${COUNT} ConfigMaps on ${t.label} in ${seconds.toFixed(1)} s`);
     }

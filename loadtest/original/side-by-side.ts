@@ -24,6 +24,7 @@ import { runH2load } from '../h2load/h2load.ts';
 import { envNumber } from '../lib/env.ts';
 import { describeMachine, loadAverage, machineInfo } from '../lib/machine.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
+import { quiesce } from '../lib/quiesce.ts';
 import { median } from '../lib/stats.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
 import { LIST_NAMESPACE, listTable, listUserAgent, measureLists, seedConfigMaps } from '../list50k/list.ts';
@@ -129,6 +130,8 @@ async function measureH2load(targets: readonly Target[], files: Files, log: (s: 
     const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
     for (const op of ['create', 'get'] as const) {
       for (const t of order) {
+        // Every target idle first: the previous round's leftovers (the original's GC and etcd) are not charged to this one.
+        await quiesce(targets.map((x) => () => x.cpuSeconds()));
         const s = await runOnce(t, op, files, SECONDS);
         log(`  round ${r + 1} ${op} ${t.label}: ${fmt(s.rate)}/s, ${fmt(s.cpuUsPerRequest)} µs CPU/request, ${s.failed} failed${s.overlapped ? ' (another h2load was running)' : ''}`);
         const key = `${t.key}/${op}`;
@@ -223,7 +226,7 @@ export async function runSideBySide(binary: string, argv: readonly string[], out
       '',
       `## h2load: ${CLIENTS} connections (one stream each), TLS, bearer token, 1 KiB ConfigMaps (creates use generateName)`,
       '',
-      `${RUNS} interleaved rounds of ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up per target; median. Server CPU (all threads, /proc) per successful request:`,
+      `${RUNS} interleaved rounds of ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up per target, each once every server was idle (loadtest/lib/quiesce.ts); median. Server CPU (all threads, /proc) per successful request:`,
       'ours = the one process; original = kube-apiserver + its etcd. Ratios: ours over the original for rates, the original over ours for CPU.',
       '',
       ...h2,
@@ -238,7 +241,7 @@ export async function runSideBySide(binary: string, argv: readonly string[], out
         '',
         `## LIST of ${LIST_COUNT.toLocaleString('en-US')} ConfigMaps (1 KiB each, namespace ${LIST_NAMESPACE}), JSON, curl to the last byte`,
         '',
-        `Median of ${LIST_RUNS} interleaved rounds after one untimed list per target and kind; curl negotiates HTTP/2 where offered (the uWS listener speaks HTTP/1.1);`,
+        `Median of ${LIST_RUNS} interleaved rounds after one untimed list per target and kind, each once every server was idle; curl negotiates HTTP/2 where offered (the uWS listener speaks HTTP/1.1);`,
         `User-Agent \`${listUserAgent()}\` (with curl's own the original pretty-prints its JSON).`,
         '',
         ...list,
