@@ -29,15 +29,20 @@ export function joinedJsonLength(items: readonly { readonly json: Uint8Array }[]
   return total;
 }
 
+/** A new piece of `bytes` bytes: in an ArrayBuffer of its own (transferred), or a SharedArrayBuffer (kept to share). */
+export type PieceAlloc = (bytes: number) => Uint8Array;
+
+const ownPiece: PieceAlloc = (bytes) => new Uint8Array(bytes);
+
 /**
  * The items' JSON joined with commas (`total` bytes, from joinedJsonLength),
- * cut into pieces of `pieceBytes`, each in an ArrayBuffer of its own (to be
- * transferred). An item may straddle two pieces.
+ * cut into pieces of `pieceBytes`, each in a buffer of its own from `alloc`.
+ * An item may straddle two pieces.
  */
-export function* jsonPieces(items: readonly { readonly json: Uint8Array }[], total: number, pieceBytes = LIST_PIECE_BYTES): Generator<Uint8Array> {
+export function* jsonPieces(items: readonly { readonly json: Uint8Array }[], total: number, pieceBytes = LIST_PIECE_BYTES, alloc: PieceAlloc = ownPiece): Generator<Uint8Array> {
   if (total === 0) return;
   let left = total;
-  let piece = new Uint8Array(Math.min(pieceBytes, left));
+  let piece = alloc(Math.min(pieceBytes, left));
   let at = 0;
   let room = piece.byteLength;
   const n = items.length;
@@ -80,13 +85,27 @@ export function* jsonPieces(items: readonly { readonly json: Uint8Array }[], tot
           if (i < n - 1 || from < size) throw new Error(`list pieces: more than the ${total} bytes announced`);
           return;
         }
-        piece = new Uint8Array(Math.min(pieceBytes, left));
+        piece = alloc(Math.min(pieceBytes, left));
         at = 0;
         room = piece.byteLength;
       }
     }
   }
   if (at > 0) throw new Error(`list pieces: ${total} bytes announced, ${total - left + at} written`);
+}
+
+/**
+ * The pieces of `source` as they come, and once the last one has come, all
+ * of them to `keep` (a shared answer kept in the list cache while its first
+ * asker already reads it). Nothing is kept when the source fails midway.
+ */
+export function* keepingPieces(source: Iterable<Uint8Array>, keep: (pieces: Uint8Array[]) => void): Generator<Uint8Array> {
+  const kept: Uint8Array[] = [];
+  for (const piece of source) {
+    kept.push(piece);
+    yield piece;
+  }
+  keep(kept);
 }
 
 /** What a pieces queue ended with when the answer could not be completed (the shard's channel closed). */

@@ -64,6 +64,8 @@ const MAX_SEEN_KEYS = 4096;
 
 interface Entry {
   readonly reply: ListReply;
+  /** Its item bytes (whole, or in kept pieces). */
+  readonly size: number;
   readonly builtAt: number;
   /** When it was last built or handed out. */
   usedAt: number;
@@ -134,7 +136,7 @@ export class ListResultCache {
 
   /** Keeps `reply`; `source` when it lists a type's latest state (a later write to the type supersedes it). */
   put(key: string, reply: ListReply, source?: ListSource): void {
-    const size = reply.items.byteLength;
+    const size = itemBytes(reply);
     if (!this.#fits(size) || this.#entries.has(key)) return;
     // Room is made from the least recently used answers, but never from a larger one than this: rebuilding
     // that costs more than this one saves (measured: the 100 pages of a paged LIST of 50,000 pushed its
@@ -145,15 +147,15 @@ export class ListResultCache {
       const victims: [string, Entry][] = [];
       for (const [k, e] of this.#entries) {
         if (room >= size) break;
-        if (e.reply.items.byteLength > size) continue;
+        if (e.size > size) continue;
         victims.push([k, e]);
-        room += e.reply.items.byteLength;
+        room += e.size;
       }
       if (room < size) return;
       for (const [k, e] of victims) this.#drop(k, e);
     }
     const now = this.#now();
-    this.#entries.set(key, { reply, builtAt: now, usedAt: now, source });
+    this.#entries.set(key, { reply, size, builtAt: now, usedAt: now, source });
     this.#bytes += size;
   }
 
@@ -192,13 +194,18 @@ export class ListResultCache {
 
   #drop(key: string, e: Entry): void {
     this.#entries.delete(key);
-    this.#bytes -= e.reply.items.byteLength;
+    this.#bytes -= e.size;
   }
 
   clear(): void {
     this.#entries.clear();
     this.#bytes = 0;
   }
+}
+
+/** The item bytes of an answer, whole or in kept pieces. */
+export function itemBytes(reply: ListReply): number {
+  return reply.kept !== undefined ? reply.kept.reduce((n, p) => n + p.byteLength, 0) : reply.items.byteLength;
 }
 
 /** Allocates list item bytes: shared when the cache will keep them, else transferable. */

@@ -130,6 +130,12 @@ export interface ListReply {
   streamed?: number | undefined;
   /** The receiving side's queue of those pieces (shard-client.ts); never on the wire. */
   pieces?: ListPieceQueue | undefined;
+  /**
+   * A shared answer built in pieces, as the list cache keeps it: the pieces
+   * (SharedArrayBuffers; `items` is then empty and `streamed` their length).
+   * Never on the wire: askers get them as `piece` messages, or joined.
+   */
+  kept?: readonly Uint8Array[] | undefined;
 }
 
 export interface ShardStats {

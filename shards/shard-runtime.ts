@@ -27,7 +27,7 @@ import { SelectorError } from '../src/selectors/index.ts';
 import { CachedResource } from './cached-resource.ts';
 import { ExpirySweeper } from './expiry-sweeper.ts';
 import { BatchedPort, concatOwned, type PortLike } from './batched-port.ts';
-import { LIST_PIECE_BYTES, LIST_STREAM_MIN_BYTES, joinedJsonLength, jsonPieces } from './list-pieces.ts';
+import { LIST_PIECE_BYTES, LIST_STREAM_MIN_BYTES, joinedJsonLength, jsonPieces, keepingPieces } from './list-pieces.ts';
 import { DEFAULT_LIST_RESULT_CACHE, itemBuffer, ListResultCache, type ListResultCacheOptions } from './list-result-cache.ts';
 import { takeProfile } from '../src/server/thread-profile.ts';
 import type {
@@ -375,7 +375,8 @@ export class ShardRuntime {
     client.flush();
     try {
       for (const bytes of pieces()) {
-        client.send({ t: 'piece', id, bytes }, [bytes.buffer as ArrayBuffer]);
+        // A piece of its own moves to the asker; a kept one (a SharedArrayBuffer) is shared as it is.
+        client.send({ t: 'piece', id, bytes }, bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : []);
         client.flush();
       }
     } catch (err) {
@@ -491,7 +492,7 @@ export class ShardRuntime {
     const state = latest ? changedAt : at;
     const cacheKey = `${groupResource}\u0000${keyPrefix}\u0000${predicate.id}\u0000${state}\u0000${startKey ?? ''}\u0000${limit ?? ''}\u0000${encoding}`;
     const cached = this.#listResults.get(cacheKey);
-    if (cached !== undefined) return cached.revision === at ? cached : { ...cached, revision: at };
+    if (cached !== undefined) return this.#sharedAnswer(cached, at, stream);
     const res = r.cache.list({
       keyPrefix,
       revision: at,
@@ -508,12 +509,22 @@ export class ShardRuntime {
       const total = res.jsonBytes + Math.max(0, res.items.length - 1); // the items and their commas
       shared = this.#listResults.wants(cacheKey, total);
       const streamFrom = this.#opts.listStreamBytes;
-      if (stream && !shared && streamFrom > 0 && total >= streamFrom) {
-        // A large answer nobody else asked for goes in pieces (list-pieces.ts); a second asker's is built whole and shared.
+      if (stream && streamFrom > 0 && total >= streamFrom) {
+        // A large answer goes in pieces (list-pieces.ts), each sent as soon as it is copied. One to be shared is
+        // built in pieces too, over SharedArrayBuffers, and kept once its last piece is made: its first asker
+        // reads it as it is built, and the askers after get the same pieces (before, it was built whole first:
+        // ~210 ms before the first byte of 74 MB, against ~130 ms to the last byte in pieces).
         const reply: ListReply = { items: new Uint8Array(0), encoding, count: res.items.length, revision: res.revision, lastKey: res.lastKey, remaining: res.remaining, streamed: total };
         const items = res.items;
         const pieceBytes = this.#opts.listPieceBytes;
-        this.#pieceSources.set(reply, () => jsonPieces(items, total, pieceBytes));
+        if (!shared) {
+          this.#pieceSources.set(reply, () => jsonPieces(items, total, pieceBytes));
+          return reply;
+        }
+        const source = latest ? { resource: groupResource, stateRevision: changedAt } : undefined;
+        this.#pieceSources.set(reply, () =>
+          keepingPieces(jsonPieces(items, total, pieceBytes, (bytes) => itemBuffer(bytes, true)), (kept) => this.#listResults.put(cacheKey, { ...reply, kept }, source)),
+        );
         return reply;
       }
       alloc = (bytes) => itemBuffer(bytes, shared);
@@ -533,6 +544,28 @@ export class ShardRuntime {
     };
     if (shared) this.#listResults.put(cacheKey, reply, latest ? { resource: groupResource, stateRevision: changedAt } : undefined);
     return reply;
+  }
+
+  /**
+   * A kept answer for this asker, at the revision it asked for: one kept in
+   * pieces goes as those pieces to an asker that takes them (nothing copied:
+   * they are SharedArrayBuffers), joined into one buffer for any other.
+   */
+  #sharedAnswer(cached: ListReply, revision: Revision, stream: boolean): ListReply {
+    const { kept, ...answer } = cached;
+    answer.revision = revision;
+    if (kept === undefined) return answer;
+    if (stream) {
+      this.#pieceSources.set(answer, () => kept);
+      return answer;
+    }
+    const items = new Uint8Array(new ArrayBuffer(answer.streamed ?? 0));
+    let at = 0;
+    for (const piece of kept) {
+      items.set(piece, at);
+      at += piece.byteLength;
+    }
+    return { ...answer, items, streamed: undefined };
   }
 
   /** Lists from the store at an exact revision the cache no longer holds (410 if compacted there too). */

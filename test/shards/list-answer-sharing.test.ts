@@ -3,8 +3,9 @@
  * is kept once asked for twice, found again by consistent reads while only
  * other types are written (the store's revision moves on, the type's state
  * does not), and dropped at the type's next write, the next answer carrying
- * it; the bytes are those a fresh build gives. A first answer to an asker
- * that takes pieces comes in pieces; a repeated one is shared whole.
+ * it; the bytes are those a fresh build gives. An answer to an asker that
+ * takes pieces comes in pieces; a repeated one is built in pieces and kept,
+ * and later askers get the same pieces (or them joined).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -97,8 +98,9 @@ describe('list answers in pieces (shards/list-pieces.ts)', () => {
     return Buffer.concat(out);
   };
   const list = (stream: boolean): Promise<ListReply> => shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'pieces' }, { stream });
+  const cacheStats = async (): Promise<NonNullable<ShardStats['listCache']>> => (await shard.router.stats())[0]!.listCache!;
 
-  it('streams a first answer to an asker that takes pieces, shares a repeated one whole, and streams the next state again', async () => {
+  it('streams a first answer to an asker that takes pieces, builds a repeated one in pieces and keeps them, and streams the next state again', async () => {
     for (let i = 0; i < 20; i++) await shard.router.create('/configmaps', `/configmaps/pieces/c${String(i).padStart(2, '0')}`, configMapBytes('pieces', `c${String(i).padStart(2, '0')}`, { v: 'x'.repeat(50) }));
     const first = await list(true);
     assert.ok(first.pieces !== undefined, 'the first answer comes in pieces');
@@ -109,12 +111,28 @@ describe('list answers in pieces (shards/list-pieces.ts)', () => {
     assert.ok(streamed.byteLength > 1_000, 'several pieces');
     assert.deepEqual(names(streamed), Array.from({ length: 20 }, (_, i) => `c${String(i).padStart(2, '0')}`));
 
-    // Asked again: built whole, shared, and the same bytes.
+    // Asked again: built in pieces to share, and kept once the last piece is made.
+    const before = await cacheStats();
     const second = await list(true);
-    assert.equal(second.pieces, undefined, 'a repeated answer is shared whole');
-    assert.deepEqual(Buffer.from(second.items), streamed);
-    const third = await list(false);
-    assert.deepEqual(Buffer.from(third.items), streamed);
+    assert.ok(second.pieces !== undefined, 'a repeated answer comes in pieces too');
+    assert.deepEqual(await read(second), streamed);
+    const kept = await cacheStats();
+    assert.equal(kept.entries, before.entries + 1, 'the repeated answer is kept');
+    assert.equal(kept.bytes - before.bytes, streamed.byteLength, 'the cache counts the kept pieces');
+
+    // Asked a third time: the kept pieces (SharedArrayBuffers, nothing rebuilt); joined for an asker that takes no pieces.
+    const third = await list(true);
+    assert.ok(third.pieces !== undefined);
+    const thirdPieces: Uint8Array[] = [];
+    for await (const p of third.pieces) thirdPieces.push(p);
+    assert.ok(thirdPieces.every((p) => p.buffer instanceof SharedArrayBuffer), 'kept pieces are shared, not copied');
+    assert.deepEqual(Buffer.concat(thirdPieces), streamed);
+    const joined = await list(false);
+    assert.equal(joined.pieces, undefined);
+    assert.equal(joined.streamed, undefined);
+    assert.deepEqual(Buffer.from(joined.items), streamed);
+    const hits = await cacheStats();
+    assert.equal(hits.hits - kept.hits, 2, 'both came from the kept answer');
 
     // A write: the next state is a first answer again.
     await shard.router.create('/configmaps', '/configmaps/pieces/c99', configMapBytes('pieces', 'c99', { v: 'y' }));

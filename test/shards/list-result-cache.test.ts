@@ -23,6 +23,19 @@ describe('ListResultCache', () => {
     assert.equal(c.wants('j', 600), true);
   });
 
+  it('counts an answer kept in pieces by its pieces, for the size limits and the budget alike', () => {
+    const kept = (sizes: number[]): ListReply => ({ items: new Uint8Array(0), count: 1, revision: 1, streamed: sizes.reduce((a, b) => a + b, 0), kept: sizes.map((n) => itemBuffer(n, true)) });
+    const c = new ListResultCache(opts);
+    c.put('too-big', kept([300, 300, 100]));
+    assert.equal(c.size, 0, '700 bytes in three pieces is over the maximum entry');
+    c.put('a', kept([200, 200]));
+    c.put('b', kept([400]));
+    assert.equal(c.bytes, 800);
+    c.put('c', kept([100, 300]));
+    assert.equal(c.get('a'), undefined, 'the least recently used made room');
+    assert.equal(c.bytes, 800);
+  });
+
   it('keeps only answers between the minimum and maximum size', () => {
     const c = new ListResultCache(opts);
     c.put('small', reply(50));
