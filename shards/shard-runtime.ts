@@ -499,7 +499,8 @@ export class ShardRuntime {
       ...(startKey !== undefined ? { startKey } : {}),
       ...(limit !== undefined ? { limit } : {}),
       ...(remainingFromStart !== undefined ? { remainingFromStart } : {}),
-      predicate,
+      // A predicate the key prefix already answers is not tested per object (a string compare and a cache miss each).
+      ...(keyPrefixSelects(r.spec, predicate) ? {} : { predicate }),
     });
     // Whether the answer is kept to share (list-result-cache.ts): JSON's size is known from the walk, so it is
     // decided before anything is built; Protobuf's once its messages are.
@@ -677,6 +678,11 @@ function sameSpec(a: ResourceSpec, b: ResourceSpec): boolean {
 function keyPrefixFor(spec: ResourceSpec, predicate: Predicate): string {
   if (!spec.namespaced || predicate.namespace === undefined) return spec.prefix;
   return `${spec.prefix}${predicate.namespace}/`;
+}
+
+/** Whether every object under keyPrefixFor(spec, predicate) matches the predicate: scoping alone, by a namespace the key holds. */
+function keyPrefixSelects(spec: ResourceSpec, predicate: Predicate): boolean {
+  return predicate.scopeOnly && predicate.name === undefined && (predicate.namespace === undefined || spec.namespaced);
 }
 
 /** The items of a list reply in one buffer of its own (it is transferred, not copied, to the main thread). */

@@ -7,7 +7,7 @@
  * also on an error or SIGINT/SIGTERM.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, symlinkSync } from 'node:fs';
+import { openSync, readFileSync, symlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -232,7 +232,10 @@ export async function startApiServer(backend: BackendName, etcd: EtcdHandle | nu
     args.push('--storage-backend=etcd3', `--etcd-servers=${etcd.server.endpoint}`);
   }
   const spawnedAt = Date.now();
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_SERVER_STDOUT: a file for the server's standard output (with BENCH_SERVER_NODE_FLAGS=--trace-gc, V8's GC lines).
+  const stdoutFile = process.env['BENCH_SERVER_STDOUT'];
+  const stdout = stdoutFile !== undefined && stdoutFile !== '' ? openSync(stdoutFile, 'a', 0o600) : 'ignore';
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', stdout, 'pipe'] });
   liveChildren.add(child);
   let tail = '';
   child.stderr!.on('data', (chunk: Buffer) => {

@@ -141,6 +141,39 @@ describe('WatchCache', () => {
     assert.equal(past.jsonBytes, past.items.reduce((n, o) => n + o.json.byteLength, 0), 'at a past revision too');
   });
 
+  it('walks exactly the key range of a prefix, names holding U+FFFF (sorting past the range scan bound) included', () => {
+    const { cache, put } = setup();
+    // More objects than a tree leaf holds, in three namespaces whose keys sort around each other's bounds.
+    for (let i = 0; i < 100; i++) put('a', `p${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < 5; i++) put('a\uffff', `q${i}`);
+    for (let i = 0; i < 5; i++) put('b', `r${i}`);
+    put('a', '\uffff');
+    put('a', '\uffffz');
+    put('a', 'zz\uffff');
+    const all = cache.list({ keyPrefix: '/pods/a/' });
+    assert.equal(all.items.length, 103);
+    assert.deepEqual(names(all.items).slice(-3), ['zz\uffff', '\uffff', '\uffffz']);
+    assert.ok(all.items.every((o) => o.namespace === 'a'));
+    assert.equal(all.jsonBytes, all.items.reduce((n, o) => n + o.json.byteLength, 0));
+    // The same pages whatever page size, across the bound: every item once, in key order, with what remains counted.
+    for (const limit of [1, 7, 50, 101, 102, 103]) {
+      const seen: string[] = [];
+      let startKey: string | undefined;
+      for (;;) {
+        const page = cache.list({ keyPrefix: '/pods/a/', limit, ...(startKey !== undefined ? { startKey } : {}) });
+        seen.push(...names(page.items));
+        if (page.lastKey === undefined) break;
+        assert.equal(page.remaining, 103 - seen.length, `limit ${limit}: remaining after ${seen.length}`);
+        startKey = page.lastKey + '\0';
+      }
+      assert.deepEqual(seen, names(all.items), `limit ${limit}`);
+    }
+    // A start key at or past the bound walks only what is left there.
+    assert.deepEqual(names(cache.list({ keyPrefix: '/pods/a/', startKey: '/pods/a/\uffff' }).items), ['\uffff', '\uffffz']);
+    assert.deepEqual(names(cache.list({ keyPrefix: '/pods/a/', startKey: '/pods/a/\uffffz\0' }).items), []);
+    assert.equal(cache.list({ keyPrefix: '/pods/a\uffff/' }).items.length, 5);
+  });
+
   it('filters lists with a predicate and omits the remaining count', () => {
     const { cache, put } = setup();
     put('a', 'p1', { app: 'web' });
