@@ -159,6 +159,13 @@ export class ListResultCache {
     this.#bytes += size;
   }
 
+  /** Puts `reply` in place of the kept answer for `key` (the same items in another form), if it is still kept. */
+  replace(key: string, reply: ListReply): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || itemBytes(reply) !== entry.size) return;
+    this.#entries.set(key, { ...entry, reply });
+  }
+
   /**
    * Drops the answers of `resource`'s latest state older than its last
    * change (`changedAt`): a write to the type superseded them. (A read of

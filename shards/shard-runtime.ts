@@ -492,7 +492,7 @@ export class ShardRuntime {
     const state = latest ? changedAt : at;
     const cacheKey = `${groupResource}\u0000${keyPrefix}\u0000${predicate.id}\u0000${state}\u0000${startKey ?? ''}\u0000${limit ?? ''}\u0000${encoding}`;
     const cached = this.#listResults.get(cacheKey);
-    if (cached !== undefined) return this.#sharedAnswer(cached, at, stream);
+    if (cached !== undefined) return this.#sharedAnswer(cacheKey, cached, at, stream);
     const res = r.cache.list({
       keyPrefix,
       revision: at,
@@ -550,9 +550,12 @@ export class ShardRuntime {
   /**
    * A kept answer for this asker, at the revision it asked for: one kept in
    * pieces goes as those pieces to an asker that takes them (nothing copied:
-   * they are SharedArrayBuffers), joined into one buffer for any other.
+   * they are SharedArrayBuffers). An asker that takes no pieces (a Table is
+   * made from the whole list) gets them joined into one shared buffer, which
+   * then replaces the pieces in the cache: one copy per kept state, however
+   * many such askers come.
    */
-  #sharedAnswer(cached: ListReply, revision: Revision, stream: boolean): ListReply {
+  #sharedAnswer(cacheKey: string, cached: ListReply, revision: Revision, stream: boolean): ListReply {
     const { kept, ...answer } = cached;
     answer.revision = revision;
     if (kept === undefined) return answer;
@@ -560,13 +563,15 @@ export class ShardRuntime {
       this.#pieceSources.set(answer, () => kept);
       return answer;
     }
-    const items = new Uint8Array(new ArrayBuffer(answer.streamed ?? 0));
+    const items = itemBuffer(answer.streamed ?? 0, true);
     let at = 0;
     for (const piece of kept) {
       items.set(piece, at);
       at += piece.byteLength;
     }
-    return { ...answer, items, streamed: undefined };
+    const whole: ListReply = { ...answer, items, streamed: undefined };
+    this.#listResults.replace(cacheKey, whole);
+    return whole;
   }
 
   /** Lists from the store at an exact revision the cache no longer holds (410 if compacted there too). */

@@ -133,6 +133,13 @@ describe('list answers in pieces (shards/list-pieces.ts)', () => {
     assert.deepEqual(Buffer.from(joined.items), streamed);
     const hits = await cacheStats();
     assert.equal(hits.hits - kept.hits, 2, 'both came from the kept answer');
+    // Joined once, the answer is kept whole: later askers share that buffer, pieces or not, and nothing is copied again.
+    assert.ok(joined.items.buffer instanceof SharedArrayBuffer);
+    const fourth = await list(true);
+    assert.equal(fourth.pieces, undefined, 'the kept answer is now whole');
+    assert.ok(fourth.items.buffer instanceof SharedArrayBuffer);
+    assert.deepEqual(Buffer.from(fourth.items), streamed);
+    assert.equal((await cacheStats()).bytes, kept.bytes, 'the same bytes counted, in their new form');
 
     // A write: the next state is a first answer again.
     await shard.router.create('/configmaps', '/configmaps/pieces/c99', configMapBytes('pieces', 'c99', { v: 'y' }));

@@ -36,6 +36,19 @@ describe('ListResultCache', () => {
     assert.equal(c.bytes, 800);
   });
 
+  it('replaces a kept answer with the same items in another form, and nothing else', () => {
+    const c = new ListResultCache(opts);
+    c.put('k', { items: new Uint8Array(0), count: 1, revision: 1, streamed: 300, kept: [itemBuffer(100, true), itemBuffer(200, true)] });
+    const whole = reply(300);
+    c.replace('k', whole);
+    assert.equal(c.get('k'), whole);
+    assert.equal(c.bytes, 300);
+    c.replace('k', reply(299));
+    assert.equal(c.get('k'), whole, 'other items (another size) are refused');
+    c.replace('absent', reply(300));
+    assert.equal(c.size, 1, 'an answer no longer kept is not put back');
+  });
+
   it('keeps only answers between the minimum and maximum size', () => {
     const c = new ListResultCache(opts);
     c.put('small', reply(50));
