@@ -34,6 +34,11 @@ export class BatchedPort<Out, In> {
     }
   }
 
+  /** True once closed: what is sent then goes nowhere. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Sends what is queued now (e.g. before a thread ends). */
   flush(): void {
     this.#flush();

@@ -79,6 +79,13 @@ const CLIENT_SLOTS = 1024;
 
 type ClientPort = BatchedPort<ShardMessage, ShardRequest>;
 
+/** How a streamed list answer's pieces are made (list-pieces.ts), and whether over several event-loop turns. */
+interface PieceSource {
+  pieces(): Iterable<Uint8Array>;
+  /** One piece per turn (an answer for one asker); false: all in one turn (one being kept, or kept already). */
+  spread: boolean;
+}
+
 export class ShardRuntime {
   readonly #store: Store;
   /** Clients by slot; slot 0 is the main thread's channel. */
@@ -363,26 +370,46 @@ export class ShardRuntime {
   }
 
   /** Streamed list answers (list-pieces.ts) and how to make their pieces, until their reply goes out. */
-  readonly #pieceSources = new WeakMap<ReplyValue, () => Iterable<Uint8Array>>();
+  readonly #pieceSources = new WeakMap<ReplyValue, PieceSource>();
 
   /**
    * The reply first, then each piece as soon as it is copied, each posted at
    * once rather than at the turn's end: the asker writes the first pieces
-   * to its client while the later ones are made.
+   * to its client while the later ones are made. An answer for one asker is
+   * spread over event-loop turns, a piece per turn: the other requests and
+   * the store's events for this shard's types go between the pieces, so a
+   * LIST of 74 MB holds them up ~1 ms at a time, not for the whole copy
+   * (~70 ms). Its pieces show the snapshot taken when the answer began,
+   * whatever is written meanwhile. An answer being kept is made in one turn,
+   * so that the askers after it find it kept.
    */
-  #sendPieces(client: ClientPort, id: number, reply: ReplyValue, pieces: () => Iterable<Uint8Array>): void {
+  #sendPieces(client: ClientPort, id: number, reply: ReplyValue, { pieces, spread }: PieceSource): void {
     client.send({ t: 'ok', id, value: reply });
     client.flush();
-    try {
-      for (const bytes of pieces()) {
-        // A piece of its own moves to the asker; a kept one (a SharedArrayBuffer) is shared as it is.
-        client.send({ t: 'piece', id, bytes }, bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : []);
-        client.flush();
+    let source: Iterator<Uint8Array>;
+    const next = (): void => {
+      try {
+        source ??= pieces()[Symbol.iterator]();
+        for (;;) {
+          // The asker's thread is gone (its port closed): nobody reads the rest.
+          if (client.closed) return;
+          const step = source.next();
+          if (step.done === true) return;
+          const bytes = step.value;
+          // A piece of its own moves to the asker; a kept one (a SharedArrayBuffer) is shared as it is.
+          client.send({ t: 'piece', id, bytes }, bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : []);
+          client.flush();
+          if (spread) {
+            setImmediate(next);
+            return;
+          }
+        }
+      } catch (err) {
+        // After its reply an answer can still fail: the asker's queue of pieces fails, and its response is reset.
+        client.send({ t: 'err', id, error: toShardError(err) });
       }
-    } catch (err) {
-      // After its reply an answer can still fail: the asker's queue of pieces fails, and its response is reset.
-      client.send({ t: 'err', id, error: toShardError(err) });
-    }
+    };
+    next();
   }
 
   async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'ensure' | 'profile' }>): Promise<ReplyValue> {
@@ -519,13 +546,15 @@ export class ShardRuntime {
         const items = res.items;
         const pieceBytes = this.#opts.listPieceBytes;
         if (!shared) {
-          this.#pieceSources.set(reply, () => jsonPieces(items, total, pieceBytes));
+          this.#pieceSources.set(reply, { pieces: () => jsonPieces(items, total, pieceBytes), spread: true });
           return reply;
         }
         const source = latest ? { resource: groupResource, stateRevision: changedAt } : undefined;
-        this.#pieceSources.set(reply, () =>
-          keepingPieces(jsonPieces(items, total, pieceBytes, (bytes) => itemBuffer(bytes, true)), (kept) => this.#listResults.put(cacheKey, { ...reply, kept }, source)),
-        );
+        // Built in one turn: an asker that comes meanwhile must find it kept, not build its own (a relist storm).
+        this.#pieceSources.set(reply, {
+          pieces: () => keepingPieces(jsonPieces(items, total, pieceBytes, (bytes) => itemBuffer(bytes, true)), (kept) => this.#listResults.put(cacheKey, { ...reply, kept }, source)),
+          spread: false,
+        });
         return reply;
       }
       alloc = (bytes) => itemBuffer(bytes, shared);
@@ -560,7 +589,7 @@ export class ShardRuntime {
     answer.revision = revision;
     if (kept === undefined) return answer;
     if (stream) {
-      this.#pieceSources.set(answer, () => kept);
+      this.#pieceSources.set(answer, { pieces: () => kept, spread: false });
       return answer;
     }
     const items = itemBuffer(answer.streamed ?? 0, true);

@@ -170,3 +170,51 @@ describe('list answers in pieces turned off (--list-stream-bytes=0)', () => {
     assert.deepEqual(names(reply.items), ['c0', 'c1', 'c2', 'c3', 'c4']);
   });
 });
+
+describe('a streamed list answer shares its shard (pieces spread over turns)', () => {
+  // Every answer streams in pieces of 32 bytes, and none is kept.
+  const shard = shardForSuite({ listStreamBytes: 1, listPieceBytes: 32, listResultCache: { ...KEEP_ALL, budgetBytes: 0 } });
+
+  it('answers a GET asked after the first piece before the answer is through, and the answer is still whole and in order', async () => {
+    const n = 100;
+    for (let i = 0; i < n; i++) await shard.router.create('/configmaps', `/configmaps/spread/c${String(i).padStart(3, '0')}`, configMapBytes('spread', `c${String(i).padStart(3, '0')}`, { v: 'x'.repeat(100) }));
+    const reply = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'spread' }, { stream: true });
+    assert.ok(reply.pieces !== undefined && reply.streamed !== undefined);
+    const total = Math.ceil(reply.streamed / 32);
+    assert.ok(total > 300, `many pieces (${total})`);
+    const got: Uint8Array[] = [];
+    let piecesWhenAnswered = -1;
+    let get: Promise<void> | undefined;
+    for await (const piece of reply.pieces) {
+      got.push(piece);
+      // After the first piece, a GET of the same type on the same shard.
+      get ??= shard.router.get('/configmaps', '/configmaps/spread/c050', { kind: 'latest' }).then((r) => {
+        assert.ok(r.object !== null);
+        piecesWhenAnswered = got.length;
+      });
+    }
+    await get;
+    assert.ok(piecesWhenAnswered > 0 && piecesWhenAnswered < total, `the GET was answered after ${piecesWhenAnswered} of ${total} pieces`);
+    // A write meanwhile does not show in the answer: it is the state when it began.
+    const bytes = Buffer.concat(got);
+    assert.equal(bytes.byteLength, reply.streamed);
+    assert.deepEqual(names(bytes), Array.from({ length: n }, (_, i) => `c${String(i).padStart(3, '0')}`));
+  });
+
+  it('shows the state the answer began with, whatever is written while its pieces go out', async () => {
+    const reply = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'spread' }, { stream: true });
+    assert.ok(reply.pieces !== undefined);
+    const got: Uint8Array[] = [];
+    let write: Promise<unknown> | undefined;
+    for await (const piece of reply.pieces) {
+      got.push(piece);
+      write ??= shard.router.create('/configmaps', '/configmaps/spread/c999', configMapBytes('spread', 'c999', { v: 'new' }));
+    }
+    await write;
+    const listed = names(Buffer.concat(got));
+    assert.equal(listed.length, 100);
+    assert.ok(!listed.includes('c999'), 'the object written meanwhile is not in the answer');
+    const after = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'spread' }, { stream: false });
+    assert.equal(after.count, 101);
+  });
+});
