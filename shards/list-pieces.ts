@@ -114,7 +114,8 @@ export class ListPiecesLost extends Error {}
 /**
  * The receiving side: pieces as they arrive, read once with `for await`.
  * Leaving the loop early (the client went away) drops whatever arrives
- * later, so an abandoned answer holds no memory.
+ * later, so an abandoned answer holds no memory, and tells `onAbandon` (the
+ * shard client asks the shard to stop making the rest).
  */
 export class ListPieceQueue implements AsyncIterable<Uint8Array> {
   /** Item bytes the answer has in all. */
@@ -124,9 +125,11 @@ export class ListPieceQueue implements AsyncIterable<Uint8Array> {
   #failure: Error | undefined;
   #abandoned = false;
   #wake: (() => void) | undefined;
+  #onAbandon: (() => void) | undefined;
 
-  constructor(total: number) {
+  constructor(total: number, onAbandon?: () => void) {
     this.total = total;
+    this.#onAbandon = onAbandon;
   }
 
   /** True once every byte arrived (or the answer failed). */
@@ -156,6 +159,10 @@ export class ListPieceQueue implements AsyncIterable<Uint8Array> {
   abandon(): void {
     this.#abandoned = true;
     this.#queued = [];
+    // Told once, and only while the answer is still coming.
+    const told = this.#onAbandon;
+    this.#onAbandon = undefined;
+    if (told !== undefined && !this.complete) told();
   }
 
   #notify(): void {
@@ -177,8 +184,7 @@ export class ListPieceQueue implements AsyncIterable<Uint8Array> {
         await new Promise<void>((resolve) => (this.#wake = resolve));
       }
     } finally {
-      this.#abandoned = true;
-      this.#queued = [];
+      this.abandon();
     }
   }
 }

@@ -88,6 +88,8 @@ export type ShardRequest =
       initialEventsEnd: boolean;
     }
   | { op: 'unwatch'; watchId: number; resource: string }
+  /** The asker of the list answer `id`, streamed in pieces, reads no more of it: the shard stops making them. */
+  | { op: 'stopPieces'; id: number }
   | { op: 'bookmark'; resource?: string | undefined }
   | { op: 'stats'; id: number }
   /**
@@ -143,6 +145,8 @@ export interface ShardStats {
   pendingRequests: number;
   /** Shared large list answers (list-result-cache.ts). */
   listCache?: { hits: number; misses: number; entries: number; bytes: number } | undefined;
+  /** List answers being sent in pieces now, and those stopped early because their asker left. */
+  listStreams?: { active: number; stopped: number } | undefined;
 }
 
 /** The profile's bytes (V8's JSON), or null when the thread is already taking one. */

@@ -36,7 +36,7 @@ interface Watcher {
   lastRevision: Revision | null;
 }
 
-type RequestBody = Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' }>;
+type RequestBody = Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'stopPieces' }>;
 export type WithoutId<T> = T extends { id: number } ? Omit<T, 'id'> : never;
 export type ShardCall = WithoutId<RequestBody>;
 
@@ -141,7 +141,12 @@ export class ShardClient {
           if (m.t === 'err') p.reject(new ShardCallError(m.error));
           else if (isStreamedList(m.value)) {
             // The items follow as pieces: the answer resolves now, with the queue they arrive in.
-            const pieces = new ListPieceQueue(m.value.streamed);
+            const id = m.id;
+            const pieces = new ListPieceQueue(m.value.streamed, () => {
+              // Its reader left: the rest is not wanted, and the shard need not make it.
+              this.#pieces.delete(id);
+              this.#send({ op: 'stopPieces', id });
+            });
             this.#pieces.set(m.id, pieces);
             p.resolve({ ...m.value, pieces });
           } else p.resolve(m.value);

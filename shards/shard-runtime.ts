@@ -329,6 +329,12 @@ export class ShardRuntime {
           if (req.resource === undefined || req.resource === r.spec.groupResource) r.cache.bookmark();
         }
         return;
+      case 'stopPieces': {
+        // Only an answer still being sent; one already through is gone from the map.
+        const stream = this.#streams.get(req.id * CLIENT_SLOTS + slot);
+        if (stream !== undefined) stream.stopped = true;
+        return;
+      }
     }
     const id = req.id;
     const client = this.#clients[slot]!;
@@ -355,7 +361,7 @@ export class ShardRuntime {
         const pieces = this.#pieceSources.get(value);
         if (pieces !== undefined) {
           this.#pieceSources.delete(value);
-          this.#sendPieces(client, id, value, pieces);
+          this.#sendPieces(client, id, id * CLIENT_SLOTS + slot, value, pieces);
           return;
         }
         // A shared answer crosses as it is (and stays in the list cache); any other moves.
@@ -371,6 +377,9 @@ export class ShardRuntime {
 
   /** Streamed list answers (list-pieces.ts) and how to make their pieces, until their reply goes out. */
   readonly #pieceSources = new WeakMap<ReplyValue, PieceSource>();
+  /** Answers being sent in pieces, by request id and client slot; `stopped` once their asker left. */
+  readonly #streams = new Map<number, { stopped: boolean }>();
+  #streamsStopped = 0;
 
   /**
    * The reply first, then each piece as soon as it is copied, each posted at
@@ -383,18 +392,30 @@ export class ShardRuntime {
    * whatever is written meanwhile. An answer being kept is made in one turn,
    * so that the askers after it find it kept.
    */
-  #sendPieces(client: ClientPort, id: number, reply: ReplyValue, { pieces, spread }: PieceSource): void {
+  #sendPieces(client: ClientPort, id: number, key: number, reply: ReplyValue, { pieces, spread }: PieceSource): void {
     client.send({ t: 'ok', id, value: reply });
     client.flush();
+    const stream = { stopped: false };
+    this.#streams.set(key, stream);
+    const done = (): void => {
+      if (this.#streams.get(key) === stream) this.#streams.delete(key);
+    };
     let source: Iterator<Uint8Array>;
     const next = (): void => {
       try {
         source ??= pieces()[Symbol.iterator]();
         for (;;) {
-          // The asker's thread is gone (its port closed): nobody reads the rest.
-          if (client.closed) return;
+          // The asker's thread is gone (its port closed), or its reader left: nobody reads the rest.
+          if (client.closed || stream.stopped) {
+            if (stream.stopped) this.#streamsStopped++;
+            done();
+            return;
+          }
           const step = source.next();
-          if (step.done === true) return;
+          if (step.done === true) {
+            done();
+            return;
+          }
           const bytes = step.value;
           // A piece of its own moves to the asker; a kept one (a SharedArrayBuffer) is shared as it is.
           client.send({ t: 'piece', id, bytes }, bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : []);
@@ -405,6 +426,7 @@ export class ShardRuntime {
           }
         }
       } catch (err) {
+        done();
         // After its reply an answer can still fail: the asker's queue of pieces fails, and its response is reset.
         client.send({ t: 'err', id, error: toShardError(err) });
       }
@@ -412,7 +434,7 @@ export class ShardRuntime {
     next();
   }
 
-  async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'ensure' | 'profile' }>): Promise<ReplyValue> {
+  async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'stopPieces' | 'ensure' | 'profile' }>): Promise<ReplyValue> {
     switch (req.op) {
       case 'stats':
         return this.#stats();
@@ -686,6 +708,7 @@ export class ShardRuntime {
       })),
       pendingRequests: this.#pendingRequests,
       listCache: { hits: this.#listResults.hits, misses: this.#listResults.misses, entries: this.#listResults.size, bytes: this.#listResults.bytes },
+      listStreams: { active: this.#streams.size, stopped: this.#streamsStopped },
     };
   }
 

@@ -172,16 +172,17 @@ describe('list answers in pieces turned off (--list-stream-bytes=0)', () => {
 });
 
 describe('a streamed list answer shares its shard (pieces spread over turns)', () => {
-  // Every answer streams in pieces of 32 bytes, and none is kept.
-  const shard = shardForSuite({ listStreamBytes: 1, listPieceBytes: 32, listResultCache: { ...KEEP_ALL, budgetBytes: 0 } });
+  // Every answer streams in pieces of 4 bytes (~17,000 for 300 objects: a few hundred ms of turns, far longer than a
+  // GET's round trip even on a loaded machine), and none is kept.
+  const shard = shardForSuite({ listStreamBytes: 1, listPieceBytes: 4, listResultCache: { ...KEEP_ALL, budgetBytes: 0 } });
 
   it('answers a GET asked after the first piece before the answer is through, and the answer is still whole and in order', async () => {
-    const n = 100;
+    const n = 300;
     for (let i = 0; i < n; i++) await shard.router.create('/configmaps', `/configmaps/spread/c${String(i).padStart(3, '0')}`, configMapBytes('spread', `c${String(i).padStart(3, '0')}`, { v: 'x'.repeat(100) }));
     const reply = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'spread' }, { stream: true });
     assert.ok(reply.pieces !== undefined && reply.streamed !== undefined);
-    const total = Math.ceil(reply.streamed / 32);
-    assert.ok(total > 300, `many pieces (${total})`);
+    const total = Math.ceil(reply.streamed / 4);
+    assert.ok(total > 10_000, `many pieces (${total})`);
     const got: Uint8Array[] = [];
     let piecesWhenAnswered = -1;
     let get: Promise<void> | undefined;
@@ -201,6 +202,32 @@ describe('a streamed list answer shares its shard (pieces spread over turns)', (
     assert.deepEqual(names(bytes), Array.from({ length: n }, (_, i) => `c${String(i).padStart(3, '0')}`));
   });
 
+  it('stops making the pieces of an answer whose reader left, and carries on with the next', async () => {
+    const statsOf = async (): Promise<NonNullable<ShardStats['listStreams']>> => (await shard.router.stats())[0]!.listStreams!;
+    const before = await statsOf();
+    const reply = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'spread' }, { stream: true });
+    assert.ok(reply.pieces !== undefined && reply.streamed !== undefined);
+    let read = 0;
+    for await (const piece of reply.pieces) {
+      read += piece.byteLength;
+      break; // the client went away after the first piece
+    }
+    assert.ok(read > 0 && read < reply.streamed);
+    let now = await statsOf();
+    for (let i = 0; i < 100 && now.stopped === before.stopped; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      now = await statsOf();
+    }
+    assert.equal(now.stopped, before.stopped + 1, 'the shard stopped that answer');
+    assert.equal(now.active, 0, 'and holds no answer in progress');
+    // The next answer is whole.
+    const again = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'spread' }, { stream: true });
+    const got: Uint8Array[] = [];
+    for await (const piece of again.pieces!) got.push(piece);
+    assert.equal(Buffer.concat(got).byteLength, again.streamed);
+    assert.equal((await statsOf()).active, 0);
+  });
+
   it('shows the state the answer began with, whatever is written while its pieces go out', async () => {
     const reply = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'spread' }, { stream: true });
     assert.ok(reply.pieces !== undefined);
@@ -212,9 +239,9 @@ describe('a streamed list answer shares its shard (pieces spread over turns)', (
     }
     await write;
     const listed = names(Buffer.concat(got));
-    assert.equal(listed.length, 100);
+    assert.equal(listed.length, 300);
     assert.ok(!listed.includes('c999'), 'the object written meanwhile is not in the answer');
     const after = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'spread' }, { stream: false });
-    assert.equal(after.count, 101);
+    assert.equal(after.count, 301);
   });
 });

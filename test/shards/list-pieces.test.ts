@@ -137,6 +137,37 @@ describe('ListPieceQueue', () => {
     for await (const p of other) got.push(p);
     assert.equal(got.length, 0);
   });
+
+  it('tells once that its reader left while the answer was still coming, and never after it was through', async () => {
+    let told = 0;
+    const early = new ListPieceQueue(6, () => told++);
+    early.push(bytes('ab'));
+    for await (const p of early) {
+      assert.equal(p.byteLength, 2);
+      break;
+    }
+    assert.equal(told, 1, 'a reader that leaves the loop early');
+    early.abandon();
+    assert.equal(told, 1, 'once');
+
+    let toldNever = 0;
+    const never = new ListPieceQueue(4, () => toldNever++);
+    never.abandon();
+    assert.equal(toldNever, 1, 'a reader that never came');
+
+    let toldWhole = 0;
+    const whole = new ListPieceQueue(4, () => toldWhole++);
+    whole.push(bytes('abcd'));
+    for await (const p of whole) assert.equal(p.byteLength, 4);
+    whole.abandon();
+    assert.equal(toldWhole, 0, 'an answer read through');
+
+    let toldFailed = 0;
+    const failed = new ListPieceQueue(4, () => toldFailed++);
+    failed.fail(new ListPiecesLost('cut'));
+    failed.abandon();
+    assert.equal(toldFailed, 0, 'an answer that failed is not stopped again');
+  });
 });
 
 describe('ShardClient with a streamed answer (a stand-in shard on the other end of the channel)', () => {
