@@ -29,7 +29,9 @@ run_leg() {
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
   set +e
-  env "${envs[@]}" "$node" --import tsx --test --test-reporter=tap --test-concurrency=2 --test-force-exit "$@" 2>&1 | tee "$log"
+  # test-child-exit.mjs: with --test-force-exit, a test file's results could be cut off on their way to the
+  # runner, which then reported fewer tests than ran (nodejs/node#64833); see that file.
+  env "${envs[@]}" "$node" --import tsx --import ./scripts/test-child-exit.mjs --test --test-reporter=tap --test-concurrency=2 --test-force-exit "$@" 2>&1 | tee "$log"
   local status=${PIPESTATUS[0]}
   set -e
   local tests
