@@ -12,13 +12,14 @@
  * and skips. Knobs: BENCH_LIST50K_COUNT=50000, BENCH_STALL_SECONDS=8,
  * BENCH_STALL_ROUNDS=3 (alternating quiet and listing runs; medians).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describeServer, REPO_ROOT, startApiServer, stopEverything, type ServerHandle } from '../api/server.ts';
 import { runH2load } from '../h2load/h2load.ts';
 import { prepareFiles, seedGets } from '../h2load/run.ts';
 import { argValue, envNumber, haveCommand } from '../lib/env.ts';
 import { describeMachine, loadAverage, machineInfo } from '../lib/machine.ts';
+import { runAsScript, writeResults } from '../lib/results.ts';
 import { median } from '../lib/stats.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
 import { exitOnSignals } from '../original/apiserver.ts';
@@ -76,7 +77,6 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
     await seedGets(server);
     const files = await prepareFiles(dir, server.securePort);
     const uris = join(dir, 'uws-uris.txt');
-    const { readFile } = await import('node:fs/promises');
     await writeFile(uris, (await readFile(files.getUris, 'utf8')).replaceAll(`:${server.securePort}/`, `:${server.uwsPort}/`));
     await runH2load({ url: `https://127.0.0.1:${server.uwsPort}`, h1: true, token: server.token, clients: 32, method: 'GET', inputFile: uris, seconds: 2 }); // warm-up
     const quiet: GetRun[] = [];
@@ -108,12 +108,8 @@ async function main(argv: readonly string[] = process.argv.slice(2)): Promise<nu
     await removeTempDir(dir);
     await stopEverything();
   }
-  await mkdir(dirname(out), { recursive: true });
-  await writeFile(out, lines.join('\n') + '\n');
-  console.log(`\nwritten to ${out}`);
+  await writeResults(out, lines);
   return 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  process.exit(await main());
-}
+runAsScript(import.meta.url, () => main());
