@@ -614,12 +614,7 @@ export class ShardRuntime {
       this.#pieceSources.set(answer, { pieces: () => kept, spread: false });
       return answer;
     }
-    const items = itemBuffer(answer.streamed ?? 0, true);
-    let at = 0;
-    for (const piece of kept) {
-      items.set(piece, at);
-      at += piece.byteLength;
-    }
+    const items = concatOwned(kept, undefined, (bytes) => itemBuffer(bytes, true));
     const whole: ListReply = { ...answer, items, streamed: undefined };
     this.#listResults.replace(cacheKey, whole);
     return whole;
