@@ -7,19 +7,19 @@
  *
  *   node --import tsx loadtest/micro/shutdown-filter.ts
  */
-import { RequestContext, composeFilters, type Filter } from '../../src/server/context.ts';
+import { RequestContext, composeFilters, type Filter, type Next } from '../../src/server/context.ts';
 import { TrackedResponse } from '../../src/server/filters/tracked-response.ts';
 import { withShutdown } from '../../src/server/filters/with-shutdown.ts';
 import { withGoaway } from '../../src/server/filters/with-goaway.ts';
 import { RequestDrain, ShutdownSignals } from '../../src/server/lifecycle.ts';
 import type { ApiRequest, ApiResponse } from '../../src/server/http.ts';
 
-const noop: Filter = async (_ctx, next) => next();
+const noop: Filter = (ctx, next) => next(ctx);
 const req = { method: 'GET', path: '/api/v1/namespaces/default/pods/p', protocol: 'h2', header: () => undefined } as unknown as ApiRequest;
 const res = { closed: false, onClose: () => {} } as unknown as ApiResponse;
 
-async function bestUs(run: (ctx: RequestContext) => Promise<void>): Promise<number> {
-  const once = (): Promise<void> => run(new RequestContext(req, new TrackedResponse(res)));
+async function bestUs(run: Next): Promise<number> {
+  const once = (): Promise<void> | undefined => run(new RequestContext(req, new TrackedResponse(res)));
   for (let i = 0; i < 50_000; i++) await once();
   let best = Infinity;
   for (let round = 0; round < 30; round++) {

@@ -15,7 +15,7 @@
  * backends a moment later (BATCH_GATHER_MS), many requests' at once, off the
  * response path. Blocking backends make the request wait for its events.
  */
-import type { Filter, RequestContext } from '../server/context.ts';
+import type { Filter, Next, RequestContext } from '../server/context.ts';
 import type { Logger } from '../server/logging.ts';
 import { trackedResponse, type TrackedResponse } from '../server/filters/tracked-response.ts';
 import { errors } from '../api/status.ts';
@@ -156,7 +156,7 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
       name: info.name,
     });
     metrics?.level(cfg.level);
-    if (cfg.level === 'None') return next();
+    if (cfg.level === 'None') return next(ctx);
     const rec: AuditRecord = {
       ctx,
       level: cfg.level,
@@ -190,7 +190,7 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
         }
         ended();
       });
-      return next();
+      return next(ctx);
     }
     if (!sink.blocking) {
       // Batch mode: nothing waits for an event, so no async frame either; the events are queued for the
@@ -215,13 +215,13 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
         }
         ended();
       });
-      return next();
+      return next(ctx);
     }
     return blockingRequest(ctx, next, rec, omit, res);
   };
 
   /** A request whose events the backends write before it goes on (blocking modes). */
-  const blockingRequest = async (ctx: RequestContext, next: () => Promise<void>, rec: AuditRecord, omit: ReadonlySet<Stage>, res: TrackedResponse): Promise<void> => {
+  const blockingRequest = async (ctx: RequestContext, next: Next, rec: AuditRecord, omit: ReadonlySet<Stage>, res: TrackedResponse): Promise<void> => {
     /** Writes a stage's event; the promise of its write. */
     const emit = (stage: Stage): Promise<void> | undefined => {
       if (omit.has(stage)) return undefined;
@@ -245,7 +245,7 @@ export function withAudit(deps: AuditFilterDeps): AuditFilter {
     let started: Promise<void> | undefined;
     if (ctx.longRunning) res.onHeadWritten(() => (started = emit('ResponseStarted')?.catch(failed)));
     try {
-      await next();
+      await next(ctx);
     } finally {
       // The event comes once the response ended: a watch ends long after the handler returned, and an
       // error thrown out of here is answered by panic recovery further out.
@@ -313,6 +313,6 @@ export function withFailedAuthenticationAudit(deps: AuditFilterDeps): Filter {
         sink.process(entryOf(ev)).catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'audit event not written'));
       });
     });
-    return next();
+    return next(ctx);
   };
 }

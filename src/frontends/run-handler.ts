@@ -25,13 +25,14 @@ export function runHandler(
   res: FrontendResponse,
   report: ErrorReporter,
 ): void {
-  let done: Promise<void>;
+  let done: Promise<void> | undefined;
   try {
     done = handler(req, res);
   } catch (err) {
-    done = Promise.reject(err);
+    answerEscapedError(err, req, res, report);
+    return;
   }
-  done.then(undefined, (err: unknown) => answerEscapedError(err, req, res, report));
+  done?.then(undefined, (err: unknown) => answerEscapedError(err, req, res, report));
 }
 
 function answerEscapedError(err: unknown, req: ApiRequest, res: FrontendResponse, report: ErrorReporter): void {

@@ -16,12 +16,12 @@
  * supplies that user), which is the RBAC module's business, not the chain's.
  */
 import type { RequestHandler } from './http.ts';
-import { RequestContext, composeFilters, type Filter } from './context.ts';
+import { RequestContext, composeFilters, type Filter, type Next, type Step } from './context.ts';
 import type { Authenticator } from '../authn/types.ts';
 import type { Authorizer } from '../authz/types.ts';
 import type { Logger } from './logging.ts';
 import type { ApiserverMetrics } from './metrics.ts';
-import { TrackedResponse } from './filters/tracked-response.ts';
+import { TrackedResponse, trackedResponse } from './filters/tracked-response.ts';
 import { handleErrors, withPanicRecovery } from './filters/with-panic-recovery.ts';
 import { withRequestInfo } from './filters/with-request-info.ts';
 import { withLogging } from './filters/with-logging.ts';
@@ -61,7 +61,7 @@ export interface HandlerChainDeps {
   readonly stripHeaders?: ((lowerName: string) => boolean) | undefined;
   readonly authorizer: Authorizer;
   /** The API: routing, resource handlers, health, metrics, ... */
-  readonly handler: (ctx: RequestContext) => Promise<void>;
+  readonly handler: Next;
   readonly logger: Logger;
   readonly metrics: ApiserverMetrics;
   readonly options: HandlerChainOptions;
@@ -111,24 +111,31 @@ export function buildHandlerChain(deps: HandlerChainDeps): RequestHandler {
   ];
   const run = composeFilters(filters, handleErrors(deps.handler, logger, metrics));
 
-  return async (req, res) => {
+  /** Only reachable if writing the error itself failed; still never let a request reject into the front end. */
+  const failedOutside = (ctx: RequestContext, err: unknown): void => {
+    logger.error({ err, path: ctx.req.path }, 'request failed outside the filter chain');
+    try {
+      const tracked = trackedResponse(ctx);
+      if (!tracked.finished && !tracked.headWritten) writeStatus(tracked, err);
+    } catch {
+      // the front end refused the write too; nothing more to do for this request
+    }
+  };
+
+  return (req, res) => {
     const tracked = new TrackedResponse(res);
     const ctx = new RequestContext(req, tracked);
     tracked.auditID = ctx.auditID;
     tracked.onHeadWritten((status) => {
       ctx.status = status;
     });
+    let step: Step;
     try {
-      await run(ctx);
+      step = run(ctx);
     } catch (err) {
-      // Only reachable if writing the error itself failed; still never let a
-      // request reject into the front end.
-      logger.error({ err, path: req.path }, 'request failed outside the filter chain');
-      try {
-        if (!tracked.finished && !tracked.headWritten) writeStatus(tracked, err);
-      } catch {
-        // the front end refused the write too; nothing more to do for this request
-      }
+      failedOutside(ctx, err);
+      return undefined;
     }
+    return step?.then(undefined, (err: unknown) => failedOutside(ctx, err));
   };
 }

@@ -144,13 +144,56 @@ export class RequestContext {
   }
 }
 
-/** A step of the filter chain; calls `next` to pass the request on. */
-export type Filter = (ctx: RequestContext, next: () => Promise<void>) => Promise<void>;
+/**
+ * What a filter or handler returns: undefined when it finished without
+ * waiting, else the promise of its end. Filters are plain functions that
+ * return their `next`'s step as it is and wait only where they really do
+ * (an authenticator's network call, a queue): an async function per filter
+ * cost each request a promise, a suspended frame and a closure per filter,
+ * kept alive while the request waits for its shard (the bulk of what a GET
+ * allocated, loadtest/results/cpu-breakdown.md).
+ */
+export type Step = Promise<void> | undefined;
 
-/** Composes filters outside-in: the first filter runs first and wraps the rest. */
-export function composeFilters(filters: readonly Filter[], handler: (ctx: RequestContext) => Promise<void>): (ctx: RequestContext) => Promise<void> {
-  return filters.reduceRight<(ctx: RequestContext) => Promise<void>>(
-    (next, filter) => (ctx) => filter(ctx, () => next(ctx)),
-    handler,
-  );
+/** The rest of the chain, called with the request's context. */
+export type Next = (ctx: RequestContext) => Step;
+
+/** A step of the filter chain; calls `next(ctx)` to pass the request on and returns what it returned. */
+export type Filter = (ctx: RequestContext, next: Next) => Step;
+
+/** Composes filters outside-in: the first filter runs first and wraps the rest. Nothing is made per request. */
+export function composeFilters(filters: readonly Filter[], handler: Next): Next {
+  return filters.reduceRight<Next>((next, filter) => (ctx) => filter(ctx, next), handler);
+}
+
+/**
+ * `try { await next(ctx) } finally { after() }` for a step that may finish
+ * without a promise: `after` runs once the rest of the chain finished, threw
+ * or rejected, and the outcome passes on unchanged.
+ */
+export function stepFinally(ctx: RequestContext, next: Next, after: () => void): Step {
+  let step: Step;
+  try {
+    step = next(ctx);
+  } catch (err) {
+    after();
+    throw err;
+  }
+  if (step === undefined) {
+    after();
+    return undefined;
+  }
+  return step.then(after, (err: unknown) => {
+    after();
+    throw err;
+  });
+}
+
+/** Runs `then` with a value that may still be on its way (an authenticator's or authorizer's answer). */
+export function stepWith<T>(value: T | PromiseLike<T>, then: (value: T) => Step): Step {
+  return isPromiseLike(value) ? Promise.resolve(value).then(then) : then(value);
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

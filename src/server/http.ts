@@ -84,5 +84,8 @@ export interface ApiResponse {
   readonly bufferedBytes: number;
 }
 
-/** What the pipeline exposes to front ends. */
-export type RequestHandler = (req: ApiRequest, res: ApiResponse) => Promise<void>;
+/**
+ * What the pipeline exposes to front ends: undefined when the request was
+ * answered without waiting, else the promise of the handler's end.
+ */
+export type RequestHandler = (req: ApiRequest, res: ApiResponse) => Promise<void> | undefined;

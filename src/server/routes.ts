@@ -24,35 +24,36 @@ export interface RouteDeps {
 }
 
 export function createRoutes(deps: RouteDeps): (ctx: RequestContext) => Promise<void> {
-  return async (ctx) => {
-    const info = ctx.info!;
-    if (info.isResourceRequest) return deps.resources(ctx);
-    const path = trimSlash(ctx.req.path);
-    const method = ctx.req.method;
-    if (deps.health.isHealthPath(path)) return deps.health.handle(ctx);
-    if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed(method.toLowerCase());
-    if (path === '/version') return writeJson(ctx, 200, VERSION_INFO);
-    if (path === '/metrics') return deps.metrics(ctx);
-    if (deps.profiling !== undefined && (path === '/debug/pprof' || path.startsWith('/debug/pprof/'))) return deps.profiling(ctx, path);
-    const disco = deps.discovery.byPath.get(path);
-    if (disco !== undefined) return writeBytes(ctx, 200, disco);
-    const doc = deps.documents?.get(path);
-    if (doc !== undefined) {
-      ctx.status = 200;
-      ctx.res.writeHead(200, { 'content-type': doc.contentType, 'cache-control': doc.cacheControl, 'content-length': String(doc.body.byteLength) });
-      ctx.res.end(doc.body);
-      return;
-    }
-    if (path.startsWith('/openapi/')) {
-      const answer = deps.openapi({ path, query: ctx.req.query, accept: ctx.req.header('accept'), ifNoneMatch: ctx.req.header('if-none-match') });
-      if (answer === undefined) throw errors.notFoundMessage();
-      ctx.status = answer.status;
-      ctx.res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.byteLength) });
-      ctx.res.end(answer.body);
-      return;
-    }
-    throw errors.notFoundMessage();
-  };
+  // A resource request goes straight on: no frame of this function's own around the resource handler's.
+  return (ctx) => (ctx.info!.isResourceRequest ? deps.resources(ctx) : serveNonResource(deps, ctx));
+}
+
+async function serveNonResource(deps: RouteDeps, ctx: RequestContext): Promise<void> {
+  const path = trimSlash(ctx.req.path);
+  const method = ctx.req.method;
+  if (deps.health.isHealthPath(path)) return deps.health.handle(ctx);
+  if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed(method.toLowerCase());
+  if (path === '/version') return writeJson(ctx, 200, VERSION_INFO);
+  if (path === '/metrics') return deps.metrics(ctx);
+  if (deps.profiling !== undefined && (path === '/debug/pprof' || path.startsWith('/debug/pprof/'))) return deps.profiling(ctx, path);
+  const disco = deps.discovery.byPath.get(path);
+  if (disco !== undefined) return writeBytes(ctx, 200, disco);
+  const doc = deps.documents?.get(path);
+  if (doc !== undefined) {
+    ctx.status = 200;
+    ctx.res.writeHead(200, { 'content-type': doc.contentType, 'cache-control': doc.cacheControl, 'content-length': String(doc.body.byteLength) });
+    ctx.res.end(doc.body);
+    return;
+  }
+  if (path.startsWith('/openapi/')) {
+    const answer = deps.openapi({ path, query: ctx.req.query, accept: ctx.req.header('accept'), ifNoneMatch: ctx.req.header('if-none-match') });
+    if (answer === undefined) throw errors.notFoundMessage();
+    ctx.status = answer.status;
+    ctx.res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.byteLength) });
+    ctx.res.end(answer.body);
+    return;
+  }
+  throw errors.notFoundMessage();
 }
 
 function trimSlash(path: string): string {

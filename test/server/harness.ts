@@ -142,7 +142,7 @@ export function createHarness(options: Partial<HandlerChainOptions> = {}, extra:
     if (init.token !== undefined) headers['authorization'] = `Bearer ${init.token}`;
     if (init.test !== undefined) headers['x-test'] = init.test;
     const ex = exchange(method, url, { ...init, headers });
-    return { res: ex.res, done: handle(ex.req, ex.res), disconnect: ex.disconnect };
+    return { res: ex.res, done: Promise.resolve(handle(ex.req, ex.res)), disconnect: ex.disconnect };
   };
 
   return {

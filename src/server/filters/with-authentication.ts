@@ -8,7 +8,8 @@
  * Unlike the original we do not strip the Authorization header: ApiRequest is
  * read-only, and nothing downstream logs or forwards headers.
  */
-import type { Filter } from '../context.ts';
+import { stepWith, type Filter, type Next, type RequestContext, type Step } from '../context.ts';
+import type { AuthResult } from '../../authn/types.ts';
 import type { Authenticator } from '../../authn/types.ts';
 import type { Logger } from '../logging.ts';
 import { errors } from '../../api/status.ts';
@@ -26,8 +27,7 @@ export interface AuthenticationFilterOptions {
 
 export function withAuthentication(authenticator: Authenticator, logger: Logger, options: AuthenticationFilterOptions = {}): Filter {
   const { stripHeaders } = options;
-  return async (ctx, next) => {
-    const result = await authenticator.authenticate(ctx.req);
+  const authenticated = (ctx: RequestContext, next: Next, result: AuthResult): Step => {
     if (stripHeaders !== undefined) ctx.req = withoutHeaders(ctx.req, stripHeaders);
     if (result.kind !== 'user') {
       if (result.kind === 'invalid') {
@@ -35,9 +35,11 @@ export function withAuthentication(authenticator: Authenticator, logger: Logger,
         logger.debug({ path: ctx.req.path, reason: result.message }, 'Unable to authenticate the request');
       }
       writeStatus(ctx.res, errors.unauthorized());
-      return;
+      return undefined;
     }
     ctx.user = result.user;
-    await next();
+    return next(ctx);
   };
+  // A cached or local answer (a token file, a certificate) goes on in the same turn; only a real wait awaits.
+  return (ctx, next) => stepWith(authenticator.authenticate(ctx.req), (result) => authenticated(ctx, next, result));
 }

@@ -9,7 +9,7 @@
  * with `: <reason>` appended when the authorizer gave one. An authorizer that
  * throws gives a 500 (panic recovery), never an allow.
  */
-import type { Filter, RequestInfo, UserInfo } from '../context.ts';
+import { stepWith, type Filter, type RequestInfo, type UserInfo } from '../context.ts';
 import type { AuthorizationAttributes, Authorizer } from '../../authz/types.ts';
 import { StatusError, errors } from '../../api/status.ts';
 import { writeStatus } from './write-status.ts';
@@ -59,18 +59,18 @@ export function forbiddenError(a: AuthorizationAttributes, reason: string): Stat
 }
 
 export function withAuthorization(authorizer: Authorizer): Filter {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const { info, user } = ctx;
     if (info === undefined || user === undefined) {
       throw new Error('authorization without request info or user: handler chain must be wrong');
     }
     const attrs = authorizationAttributes(info, user);
-    const result = await authorizer.authorize(attrs);
-    ctx.authorization = result;
-    if (result.decision === 'allow') {
-      await next();
-      return;
-    }
-    writeStatus(ctx.res, forbiddenError(attrs, result.reason));
+    // A cached decision goes on in the same turn; only a webhook's round trip awaits.
+    return stepWith(authorizer.authorize(attrs), (result) => {
+      ctx.authorization = result;
+      if (result.decision === 'allow') return next(ctx);
+      writeStatus(ctx.res, forbiddenError(attrs, result.reason));
+      return undefined;
+    });
   };
 }

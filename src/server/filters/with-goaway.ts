@@ -12,8 +12,8 @@ import { trackedResponse } from './tracked-response.ts';
 
 export function withGoaway(chance: number, random: () => number = Math.random): Filter | undefined {
   if (!(chance > 0)) return undefined;
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (ctx.req.protocol === 'h2' && random() < chance) trackedResponse(ctx).closeConnection = true;
-    await next();
+    return next(ctx);
   };
 }

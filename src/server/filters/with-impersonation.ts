@@ -26,7 +26,7 @@
  * The caller stays on ctx.impersonator for the log line (and audit). The
  * Impersonate-* headers are removed from the request before the handler.
  */
-import type { Filter, UserInfo } from '../context.ts';
+import type { Filter, Next, RequestContext, UserInfo } from '../context.ts';
 import type { ApiRequest } from '../http.ts';
 import { errors } from '../../api/status.ts';
 import { forbiddenError } from '../../authz/forbidden-message.ts';
@@ -176,16 +176,18 @@ export function impersonatedUser(items: readonly ImpersonationItem[], groupsSpec
 }
 
 export function withImpersonation(authorizer: Authorizer): Filter {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const items = impersonationItems(ctx.req);
     if (typeof items === 'string') {
       writeStatus(ctx.res, errors.badRequest(items));
-      return;
+      return undefined;
     }
-    if (items.length === 0) {
-      await next();
-      return;
-    }
+    if (items.length === 0) return next(ctx);
+    return impersonate(ctx, next, items);
+  };
+
+  /** A request that asks to act as someone else: each item authorized (in turn: the first refusal answers). */
+  async function impersonate(ctx: RequestContext, next: Next, items: readonly ImpersonationItem[]): Promise<void> {
     const caller = ctx.user;
     if (caller === undefined) throw new Error('impersonation without an authenticated user: handler chain must be wrong');
     for (const it of items) {
@@ -205,6 +207,6 @@ export function withImpersonation(authorizer: Authorizer): Filter {
     ctx.impersonator = caller;
     ctx.user = impersonatedUser(items, ctx.req.headerValues(IMPERSONATE_GROUP).length > 0);
     ctx.req = withoutHeaders(ctx.req, isImpersonationHeader);
-    await next();
-  };
+    await next(ctx);
+  }
 }

@@ -8,7 +8,7 @@
  * looks like a credential (`token`, `access_token`, `password`, ...); their
  * values are dropped from the logged URI entirely.
  */
-import type { Filter, RequestContext } from '../context.ts';
+import { stepFinally, type Filter, type RequestContext } from '../context.ts';
 import type { Logger } from '../logging.ts';
 import { trackedResponse } from './tracked-response.ts';
 
@@ -46,20 +46,13 @@ function logLine(ctx: RequestContext, srcIP: string): Record<string, unknown> {
 }
 
 export function withLogging(logger: Logger): Filter {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     // Below info (as under --log-level=warn) no line is built at all: the
     // URI, query and headers it reads cost microseconds on every request.
-    if (!logger.isLevelEnabled('info')) {
-      await next();
-      return;
-    }
+    if (!logger.isLevelEnabled('info')) return next(ctx);
     // Read now: a front end may no longer know it once the response ended.
     const srcIP = ctx.req.remoteAddress;
     const res = trackedResponse(ctx);
-    try {
-      await next();
-    } finally {
-      res.onFinished(() => logger.info(logLine(ctx, srcIP), 'HTTP'));
-    }
+    return stepFinally(ctx, next, () => res.onFinished(() => logger.info(logLine(ctx, srcIP), 'HTTP')));
   };
 }

@@ -8,7 +8,7 @@
  * it would starve everything else). Members of system:masters are never
  * turned away: a super-user or a loopback client must always get an answer.
  */
-import type { Filter } from '../context.ts';
+import { stepFinally, type Filter } from '../context.ts';
 import { errors } from '../../api/status.ts';
 import { GROUP_MASTERS } from '../../authn/types.ts';
 import { writeStatus } from './write-status.ts';
@@ -72,31 +72,20 @@ export function withMaxInflight(limits: InflightLimits, counter: InflightCounts)
   if (readOnlyLimit === 0 && mutatingLimit === 0) return undefined; // nothing to enforce: leave the filter out
   const tooMany = errors.tooManyRequests(TOO_MANY_REQUESTS_MESSAGE, 1);
 
-  return async (ctx, next) => {
-    if (ctx.longRunning) {
-      await next();
-      return;
-    }
+  const doneMutating = (): void => counter.add(true, -1);
+  const doneReadOnly = (): void => counter.add(false, -1);
+  return (ctx, next) => {
+    if (ctx.longRunning) return next(ctx);
     const mutating = !READ_ONLY_VERBS.has(ctx.info?.verb ?? '');
     const limit = mutating ? mutatingLimit : readOnlyLimit;
-    if (limit === 0) {
-      await next();
-      return;
-    }
+    if (limit === 0) return next(ctx);
     const current = mutating ? counter.mutating : counter.readOnly;
     if (current >= limit) {
-      if (ctx.user?.groups.includes(GROUP_MASTERS)) {
-        await next();
-        return;
-      }
+      if (ctx.user?.groups.includes(GROUP_MASTERS)) return next(ctx);
       writeStatus(ctx.res, tooMany);
-      return;
+      return undefined;
     }
     counter.add(mutating, 1);
-    try {
-      await next();
-    } finally {
-      counter.add(mutating, -1);
-    }
+    return stepFinally(ctx, next, mutating ? doneMutating : doneReadOnly);
   };
 }

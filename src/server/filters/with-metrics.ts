@@ -7,13 +7,13 @@
  * Recording waits for both the chain to return and the response to finish:
  * the status is only final then, and a handler may stream past its return.
  */
-import type { Filter } from '../context.ts';
+import { stepFinally, type Filter } from '../context.ts';
 import type { ApiserverMetrics } from '../metrics.ts';
 import { requestLabels } from './request-labels.ts';
 import { trackedResponse } from './tracked-response.ts';
 
 export function withMetrics(metrics: ApiserverMetrics): Filter {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const res = trackedResponse(ctx);
     let longRunningDone: (() => void) | undefined;
     if (ctx.longRunning) {
@@ -23,14 +23,12 @@ export function withMetrics(metrics: ApiserverMetrics): Filter {
         if (status < 300 && !res.finished) longRunningDone = metrics.longRunningStarted(requestLabels(ctx));
       });
     }
-    try {
-      await next();
-    } finally {
+    return stepFinally(ctx, next, () =>
       res.onFinished(() => {
         longRunningDone?.();
         // status 0: the client left before any answer was written.
         metrics.observeRequest(requestLabels(ctx), ctx.status, (performance.now() - ctx.startedAt) / 1000);
-      });
-    }
+      }),
+    );
   };
 }

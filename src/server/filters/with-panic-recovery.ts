@@ -13,7 +13,7 @@
  * watch that ended itself with an ERROR event) throws afterwards only to be
  * logged and counted here; its response is left as it is.
  */
-import type { Filter, RequestContext } from '../context.ts';
+import type { Filter, Next, RequestContext, Step } from '../context.ts';
 import type { Logger } from '../logging.ts';
 import type { ApiserverMetrics } from '../metrics.ts';
 import { StatusError } from '../../api/status.ts';
@@ -55,12 +55,15 @@ export function respondWithError(ctx: RequestContext, err: unknown, logger: Logg
 
 /** The outermost filter: catches whatever the rest of the chain throws. */
 export function withPanicRecovery(logger: Logger, metrics?: ApiserverMetrics): Filter {
-  return async (ctx, next) => {
+  return (ctx, next) => {
+    let step: Step;
     try {
-      await next();
+      step = next(ctx);
     } catch (err) {
       respondWithError(ctx, err, logger, metrics);
+      return undefined;
     }
+    return step?.then(undefined, (err: unknown) => respondWithError(ctx, err, logger, metrics));
   };
 }
 
@@ -70,21 +73,28 @@ export function withPanicRecovery(logger: Logger, metrics?: ApiserverMetrics): F
  * A handler that wrote headers and keeps streaming after returning is left
  * alone (its response ends when it ends it).
  */
-export function handleErrors(
-  handler: (ctx: RequestContext) => Promise<void>,
-  logger: Logger,
-  metrics?: ApiserverMetrics,
-): (ctx: RequestContext) => Promise<void> {
-  return async (ctx) => {
-    try {
-      await handler(ctx);
-    } catch (err) {
-      respondWithError(ctx, err, logger, metrics);
-      return;
-    }
+export function handleErrors(handler: Next, logger: Logger, metrics?: ApiserverMetrics): Next {
+  const answered = (ctx: RequestContext): void => {
     const res = trackedResponse(ctx);
     if (!res.headWritten && !res.finished) {
       respondWithError(ctx, new Error('handler returned without writing a response'), logger, metrics);
     }
+  };
+  return (ctx) => {
+    let step: Step;
+    try {
+      step = handler(ctx);
+    } catch (err) {
+      respondWithError(ctx, err, logger, metrics);
+      return undefined;
+    }
+    if (step === undefined) {
+      answered(ctx);
+      return undefined;
+    }
+    return step.then(
+      () => answered(ctx),
+      (err: unknown) => respondWithError(ctx, err, logger, metrics),
+    );
   };
 }

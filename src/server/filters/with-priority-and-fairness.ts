@@ -13,14 +13,14 @@
  * level's UID headers. The executing counts also feed the in-flight gauge,
  * as the original's filter does.
  */
-import type { Filter, RequestContext } from '../context.ts';
+import { stepFinally, type Filter, type Next, type RequestContext, type Step } from '../context.ts';
 import { errors } from '../../api/status.ts';
 import { writeStatus } from './write-status.ts';
 import { trackedResponse } from './tracked-response.ts';
 import { TOO_MANY_REQUESTS_MESSAGE, type InflightCounts } from './with-max-inflight.ts';
 import { flowDistinguisher, flowHash } from '../../flowcontrol/classifier.ts';
 import type { FlowcontrolController, Route } from '../../flowcontrol/controller.ts';
-import type { Ticket } from '../../flowcontrol/queueset.ts';
+import type { QueueSet, Ticket } from '../../flowcontrol/queueset.ts';
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
 
@@ -42,48 +42,9 @@ export function withPriorityAndFairness(opts: PriorityAndFairnessOptions): Filte
   const { controller, requestWaitLimitMs, inflight } = opts;
   const tooMany = errors.tooManyRequests(TOO_MANY_REQUESTS_MESSAGE, 1);
 
-  return async (ctx, next) => {
-    const info = ctx.info;
-    const user = ctx.user;
-    if (info === undefined || user === undefined) return next();
-    const isWatch = info.verb === 'watch';
-    if (ctx.longRunning && !isWatch) return next();
-
-    const route = controller.classify(info, user);
-    setHeaders(ctx, route);
+  /** The request holds its seat: it runs, and gives the seat back when it ends (a watch: once initialized). */
+  const execute = (ctx: RequestContext, next: Next, route: Route, mutating: boolean, queues: QueueSet | null, ticket: Ticket | undefined): Step => {
     const series = route.series;
-    const queues = route.level.queues;
-    const mutating = !READ_ONLY_VERBS.has(info.verb);
-
-    let ticket: Ticket | undefined;
-    if (queues !== null) {
-      const r = queues.start(flowHash(route.schema.name, flowDistinguisher(route.schema.distinguisher, info, user)));
-      if (typeof r === 'string') {
-        series.rejected[r]++;
-        series.waitRejected.observe(0);
-        writeStatus(ctx.res, tooMany);
-        return;
-      }
-      ticket = r;
-      if (r.state === 'waiting') {
-        series.inQueue++;
-        series.queueLengthAfterEnqueue.observe(r.queue?.waiting.length ?? 0);
-        const left = ctx.deadline === undefined ? requestWaitLimitMs : Math.min(requestWaitLimitMs, ctx.deadline - Date.now());
-        const executing = await queues.wait(r, left, ctx.req.signal);
-        series.inQueue--;
-        if (!executing) {
-          const reason = r.reason ?? 'time-out';
-          series.rejected[reason]++;
-          series.waitRejected.observe(r.waitSeconds);
-          if (reason !== 'cancelled') writeStatus(ctx.res, tooMany);
-          return;
-        }
-      }
-      series.waitExecuted.observe(r.waitSeconds);
-    } else {
-      series.waitExecuted.observe(0);
-    }
-
     series.dispatched++;
     series.executing++;
     inflight.add(mutating, 1);
@@ -97,19 +58,64 @@ export function withPriorityAndFairness(opts: PriorityAndFairnessOptions): Filte
       series.executing--;
       series.execution.observe((performance.now() - startedAt) / 1000);
       inflight.add(mutating, -1);
-      if (ticket !== undefined) queues!.finish(ticket);
+      if (ticket !== undefined) queues?.finish(ticket);
     };
-    if (isWatch) {
+    if (ctx.info?.verb === 'watch') {
       ctx.onWatchInitialized = release;
       initTimer = setTimeout(release, WATCH_INIT_MAX_MS);
       initTimer.unref();
     }
-    try {
-      await next();
-    } finally {
+    return stepFinally(ctx, next, () => {
       ctx.onWatchInitialized = undefined;
       release();
+    });
+  };
+
+  /** A request queued behind its level's busy seats: it waits for one, or is refused at its wait limit. */
+  const waitThenExecute = async (ctx: RequestContext, next: Next, route: Route, mutating: boolean, queues: QueueSet, ticket: Ticket): Promise<void> => {
+    const series = route.series;
+    series.inQueue++;
+    series.queueLengthAfterEnqueue.observe(ticket.queue?.waiting.length ?? 0);
+    const left = ctx.deadline === undefined ? requestWaitLimitMs : Math.min(requestWaitLimitMs, ctx.deadline - Date.now());
+    const executing = await queues.wait(ticket, left, ctx.req.signal);
+    series.inQueue--;
+    if (!executing) {
+      const reason = ticket.reason ?? 'time-out';
+      series.rejected[reason]++;
+      series.waitRejected.observe(ticket.waitSeconds);
+      if (reason !== 'cancelled') writeStatus(ctx.res, tooMany);
+      return;
     }
+    series.waitExecuted.observe(ticket.waitSeconds);
+    await execute(ctx, next, route, mutating, queues, ticket);
+  };
+
+  return (ctx, next) => {
+    const info = ctx.info;
+    const user = ctx.user;
+    if (info === undefined || user === undefined) return next(ctx);
+    const isWatch = info.verb === 'watch';
+    if (ctx.longRunning && !isWatch) return next(ctx);
+
+    const route = controller.classify(info, user);
+    setHeaders(ctx, route);
+    const series = route.series;
+    const queues = route.level.queues;
+    const mutating = !READ_ONLY_VERBS.has(info.verb);
+    if (queues === null) {
+      series.waitExecuted.observe(0);
+      return execute(ctx, next, route, mutating, null, undefined);
+    }
+    const ticket = queues.start(flowHash(route.schema.name, flowDistinguisher(route.schema.distinguisher, info, user)));
+    if (typeof ticket === 'string') {
+      series.rejected[ticket]++;
+      series.waitRejected.observe(0);
+      writeStatus(ctx.res, tooMany);
+      return undefined;
+    }
+    if (ticket.state === 'waiting') return waitThenExecute(ctx, next, route, mutating, queues, ticket);
+    series.waitExecuted.observe(ticket.waitSeconds);
+    return execute(ctx, next, route, mutating, queues, ticket);
   };
 }
 

@@ -187,7 +187,7 @@ function decodePath(path: string): string {
 
 /** Sets ctx.info and ctx.longRunning. Work per request: one parse, nothing else. */
 export function withRequestInfo(): Filter {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     try {
       ctx.info = parseRequestInfo(ctx.req.method, ctx.req.path, ctx.req.query);
     } catch (err) {
@@ -197,6 +197,6 @@ export function withRequestInfo(): Filter {
       throw err;
     }
     ctx.longRunning = isLongRunning(ctx.info, ctx.req.query);
-    await next();
+    return next(ctx);
   };
 }

@@ -15,7 +15,7 @@
  * Health probes and metrics scrapes are never turned away, nor the server's
  * own loopback client (its user agent), as in the original.
  */
-import type { Filter, RequestContext } from '../context.ts';
+import { stepFinally, type Filter, type RequestContext } from '../context.ts';
 import { StatusError } from '../../api/status.ts';
 import { names } from '../../naming/index.ts';
 import type { RequestDrain, ShutdownSignals } from '../lifecycle.ts';
@@ -49,34 +49,30 @@ export function withShutdown(opts: ShutdownFilterOptions): Filter {
   const unavailable = new StatusError(503, 'ServiceUnavailable', 'apiserver is shutting down', {}, { 'Retry-After': '1' });
   const retryAfterBody = `${SHUTDOWN_RETRY_AFTER_MESSAGE}\n`;
 
-  return async (ctx, next) => {
+  const done = (): void => drain.done();
+  return (ctx, next) => {
     if (signals.notAcceptingNewRequests && !isExemptFromRetryAfter(ctx)) {
       const tracked = trackedResponse(ctx);
       tracked.closeConnection = true;
       if (sendRetryAfter) {
-        if (tracked.closed) return;
+        if (tracked.closed) return undefined;
         tracked.writeHead(429, {
           'content-type': 'text/plain; charset=utf-8',
           'x-content-type-options': 'nosniff',
           'retry-after': String(SHUTDOWN_RETRY_AFTER_SECONDS),
         });
         tracked.end(retryAfterBody);
-        return;
+        return undefined;
       }
       // Ordinary requests arriving once the drain began; long-running ones after the delay too (they would be ended at once).
       if (ctx.longRunning || !drain.add()) {
         writeStatus(tracked, unavailable);
-        return;
+        return undefined;
       }
     } else if (ctx.longRunning || !drain.add()) {
       // Long-running requests are not waited for; an exempt request after the drain began is served uncounted.
-      await next();
-      return;
+      return next(ctx);
     }
-    try {
-      await next();
-    } finally {
-      drain.done();
-    }
+    return stepFinally(ctx, next, done);
   };
 }

@@ -20,7 +20,7 @@ import { errors } from '../../api/status.ts';
 import { DurationError, parseGoDuration } from './go-duration.ts';
 import { trackedResponse } from './tracked-response.ts';
 import { writeStatus } from './write-status.ts';
-import { setLongTimeout } from '../long-timer.ts';
+import { MAX_TIMER_MS, setLongTimeout, type LongTimer } from '../long-timer.ts';
 
 export interface TimeoutOptions {
   /** `--request-timeout` in ms (default 60 s). */
@@ -85,6 +85,11 @@ function finishFor(ctx: RequestContext, begun: 'end' | 'reset'): void {
   else out.destroy();
 }
 
+function cancel(timer: NodeJS.Timeout | LongTimer): void {
+  if ('cancel' in timer) timer.cancel();
+  else clearTimeout(timer);
+}
+
 function armWatchExpiry(ctx: RequestContext, ms: number): void {
   const res = trackedResponse(ctx);
   // The delay comes from the client (timeoutSeconds) or --min-request-timeout:
@@ -99,14 +104,26 @@ function armWatchExpiry(ctx: RequestContext, ms: number): void {
 export function withTimeout(options: TimeoutOptions): Filter {
   const { requestTimeoutMs: serverTimeoutMs, minRequestTimeoutSeconds, logger } = options;
   const random = options.random ?? Math.random;
-  return async (ctx, next) => {
+  /** At the deadline: the response is taken from the handler, which runs on in the background until it notices. */
+  const expire = (ctx: RequestContext, work: Promise<void>): void => {
+    finishFor(ctx, 'reset');
+    ctx.abort.abort(timeoutReason());
+    const timedOutAt = performance.now();
+    // Whatever the handler does now goes nowhere; an error from it is only
+    // worth a log line (the original's post-timeout log).
+    work.then(
+      () => logger.debug({ method: ctx.req.method, path: ctx.req.path, afterMs: performance.now() - timedOutAt }, 'post-timeout activity finished'),
+      (err: unknown) => logger.warn({ err, method: ctx.req.method, path: ctx.req.path }, 'post-timeout activity failed'),
+    );
+  };
+
+  return (ctx, next) => {
     if (ctx.longRunning) {
       if (ctx.info?.verb === 'watch') {
         const ms = watchTimeoutMs(ctx.req.query, minRequestTimeoutSeconds, random);
         if (ms !== undefined) armWatchExpiry(ctx, ms);
       }
-      await next();
-      return;
+      return next(ctx);
     }
 
     const timeoutMs = requestTimeoutMs(ctx.req.query, serverTimeoutMs);
@@ -114,33 +131,36 @@ export function withTimeout(options: TimeoutOptions): Filter {
     const remaining = Math.max(0, timeoutMs - elapsed);
     ctx.deadline = Date.now() + remaining;
 
-    const work = next();
+    const work = next(ctx);
+    // Finished without waiting: nothing to time.
+    if (work === undefined) return undefined;
     // One promise settled by whichever comes first, the work or the deadline
-    // (Promise.race over two more promises cost a microsecond a request).
-    const outcome = await new Promise<'done' | 'expired'>((resolve, reject) => {
-      // --request-timeout may exceed setTimeout's 2^31-1 ms.
-      const timer = setLongTimeout(() => resolve('expired'), remaining);
+    // (Promise.race over two more promises cost a microsecond a request). The
+    // chain outside goes on at the deadline; the work may run on.
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const onDeadline = (): void => {
+        if (settled) return;
+        settled = true;
+        expire(ctx, work);
+        resolve();
+      };
+      // --request-timeout may exceed setTimeout's 2^31-1 ms: only then the long timer (and its closures).
+      const timer = remaining <= MAX_TIMER_MS ? setTimeout(onDeadline, remaining) : setLongTimeout(onDeadline, remaining);
       work.then(
         () => {
-          timer.cancel();
-          resolve('done');
+          if (settled) return;
+          settled = true;
+          cancel(timer);
+          resolve();
         },
         (err: unknown) => {
-          timer.cancel();
+          if (settled) return;
+          settled = true;
+          cancel(timer);
           reject(err);
         },
       );
     });
-    if (outcome === 'done') return;
-
-    finishFor(ctx, 'reset');
-    ctx.abort.abort(timeoutReason());
-    const timedOutAt = performance.now();
-    // The handler is still running. Whatever it does now goes nowhere; an
-    // error from it is only worth a log line (the original's post-timeout log).
-    work.then(
-      () => logger.debug({ method: ctx.req.method, path: ctx.req.path, afterMs: performance.now() - timedOutAt }, 'post-timeout activity finished'),
-      (err: unknown) => logger.warn({ err, method: ctx.req.method, path: ctx.req.path }, 'post-timeout activity failed'),
-    );
   };
 }

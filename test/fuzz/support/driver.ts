@@ -93,7 +93,7 @@ export class FuzzTarget {
     if (body !== undefined) headers.push(['content-type', 'application/json']);
     const req = new FuzzRequest({ method, url, headers, body: new TextEncoder().encode(body ?? '') });
     const res = new RecordingResponse();
-    await within(this.#handler(req, res), this.#deadlineMs, `${method} ${url}`);
+    await within(Promise.resolve(this.#handler(req, res)), this.#deadlineMs, `${method} ${url}`);
     return { status: res.status, contentType: res.header('content-type') ?? '', body: res.bytes };
   }
 
