@@ -60,7 +60,7 @@ try {
   // Interleaved rounds; the median of each kind.
   const samples: Record<string, number[]> = { static: [], oidc: [], webhook: [] };
   for (let round = 0; round < 5; round++) {
-    for (const k of Object.keys(reqs) as Array<keyof typeof reqs>) samples[k]!.push(await microsPerCall(() => bearer.authenticate(reqs[k]), N / 5));
+    for (const k of Object.keys(reqs) as Array<keyof typeof reqs>) samples[k]!.push(await microsPerCall(async () => bearer.authenticate(reqs[k]), N / 5));
   }
   for (const [k, xs] of Object.entries(samples)) rows.push([k, xs.sort((a, b) => a - b)[2]!]);
   // Uncached: a fresh token each call (signature check, claims), no network.

@@ -16,6 +16,7 @@ import type { ApiRequest } from '../server/http.ts';
 import type { AuthResult, Authenticator } from './types.ts';
 import type { TokenAuthenticator } from './token.ts';
 import { aggregateMessages } from './aggregate.ts';
+import { isPromiseLike, type MaybePromise } from '../api/maybe-promise.ts';
 
 export const INVALID_BEARER_TOKEN = 'invalid bearer token';
 
@@ -52,27 +53,53 @@ export class BearerTokenAuthenticator implements Authenticator {
 
   constructor(private readonly tokenAuthenticators: readonly TokenAuthenticator[]) {}
 
-  async authenticate(req: ApiRequest): Promise<AuthResult> {
+  /**
+   * In the same turn while each token authenticator answers at once (a token
+   * file, a cached or local verification); from the first that must wait
+   * (a webhook, an identity provider's keys) on, asynchronously.
+   */
+  authenticate(req: ApiRequest): MaybePromise<AuthResult> {
     const extracted = extractBearerToken(req.header('authorization'));
     if (extracted.kind === 'absent') return { kind: 'none' };
     if (extracted.kind === 'malformed') return { kind: 'invalid', message: INVALID_BEARER_TOKEN };
-    const { token } = extracted;
+    return this.#tryFrom(req, extracted.token, 0, []);
+  }
 
-    // As the original's token union: the first authenticator that recognises
-    // the token wins; rejections are remembered and reported only if nobody does.
-    const failures: string[] = [];
-    for (const ta of this.tokenAuthenticators) {
-      let result: AuthResult;
+  /**
+   * As the original's token union: the first authenticator that recognises
+   * the token wins; rejections are remembered and reported only if nobody does.
+   */
+  #tryFrom(req: ApiRequest, token: string, from: number, failures: string[]): MaybePromise<AuthResult> {
+    const all = this.tokenAuthenticators;
+    for (let i = from; i < all.length; i++) {
+      const ta = all[i]!;
+      let answer: MaybePromise<AuthResult>;
       try {
-        const answer = ta.inMemory === true ? ta.authenticateToken(token) : ta.authenticateToken(token, req.signal);
-        result = answer instanceof Promise ? await answer : answer;
+        answer = ta.inMemory === true ? ta.authenticateToken(token) : ta.authenticateToken(token, req.signal);
       } catch (err) {
-        failures.push(redact(`${ta.name}: ${err instanceof Error ? err.message : String(err)}`, token));
+        failures.push(failureOf(ta, err, token));
         continue;
       }
-      if (result.kind === 'user') return result;
-      if (result.kind === 'invalid') failures.push(redact(result.message, token));
+      if (isPromiseLike(answer)) {
+        return Promise.resolve(answer).then(
+          (result) => {
+            if (result.kind === 'user') return result;
+            if (result.kind === 'invalid') failures.push(redact(result.message, token));
+            return this.#tryFrom(req, token, i + 1, failures);
+          },
+          (err: unknown) => {
+            failures.push(failureOf(ta, err, token));
+            return this.#tryFrom(req, token, i + 1, failures);
+          },
+        );
+      }
+      if (answer.kind === 'user') return answer;
+      if (answer.kind === 'invalid') failures.push(redact(answer.message, token));
     }
     return { kind: 'invalid', message: failures.length > 0 ? aggregateMessages(failures) : INVALID_BEARER_TOKEN };
   }
+}
+
+function failureOf(ta: TokenAuthenticator, err: unknown, token: string): string {
+  return redact(`${ta.name}: ${err instanceof Error ? err.message : String(err)}`, token);
 }

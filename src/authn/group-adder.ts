@@ -9,6 +9,7 @@ import type { AuthResult, Authenticator } from './types.ts';
 import type { UserInfo } from '../server/context.ts';
 import { GROUP_AUTHENTICATED, GROUP_UNAUTHENTICATED, USER_ANONYMOUS } from './types.ts';
 import type { ApiRequest } from '../server/http.ts';
+import { thenMaybe, type MaybePromise } from '../api/maybe-promise.ts';
 
 /**
  * The user with the group added, per user object: authenticators' caches hand
@@ -39,7 +40,7 @@ export class AuthenticatedGroupAdder implements Authenticator {
     this.name = inner.name;
   }
 
-  async authenticate(req: ApiRequest): Promise<AuthResult> {
-    return addAuthenticatedGroup(await this.inner.authenticate(req));
+  authenticate(req: ApiRequest): MaybePromise<AuthResult> {
+    return thenMaybe(this.inner.authenticate(req), addAuthenticatedGroup);
   }
 }

@@ -15,6 +15,7 @@
 import type { ApiRequest } from '../server/http.ts';
 import type { AuthResult, Authenticator } from './types.ts';
 import { aggregateMessages } from './aggregate.ts';
+import { isPromiseLike, thenMaybe, type MaybePromise } from '../api/maybe-promise.ts';
 import { AnonymousAuthenticator } from './anonymous.ts';
 import { BearerTokenAuthenticator } from './bearer.ts';
 import { AuthenticatedGroupAdder } from './group-adder.ts';
@@ -26,15 +27,32 @@ export class UnionAuthenticator implements Authenticator {
 
   constructor(private readonly authenticators: readonly Authenticator[]) {}
 
-  async authenticate(req: ApiRequest): Promise<AuthResult> {
+  /** In the same turn while every authenticator answers at once; from the first that must wait on, asynchronously. */
+  authenticate(req: ApiRequest): MaybePromise<AuthResult> {
     const failures: string[] = [];
-    for (const a of this.authenticators) {
-      const result = await a.authenticate(req);
+    const all = this.authenticators;
+    for (let i = 0; i < all.length; i++) {
+      const result = all[i]!.authenticate(req);
+      if (isPromiseLike(result)) return this.#finish(req, i, result, failures);
       if (result.kind === 'user') return result;
       if (result.kind === 'invalid') failures.push(result.message);
     }
-    return failures.length > 0 ? { kind: 'invalid', message: aggregateMessages(failures) } : { kind: 'none' };
+    return unionResult(failures);
   }
+
+  async #finish(req: ApiRequest, from: number, pending: PromiseLike<AuthResult>, failures: string[]): Promise<AuthResult> {
+    const all = this.authenticators;
+    for (let i = from; i < all.length; i++) {
+      const result = i === from ? await pending : await all[i]!.authenticate(req);
+      if (result.kind === 'user') return result;
+      if (result.kind === 'invalid') failures.push(result.message);
+    }
+    return unionResult(failures);
+  }
+}
+
+function unionResult(failures: readonly string[]): AuthResult {
+  return failures.length > 0 ? { kind: 'invalid', message: aggregateMessages(failures) } : { kind: 'none' };
 }
 
 /** Consults `fallback` (anonymous) only when `primary` had no opinion; a rejection stands. */
@@ -48,9 +66,8 @@ export class FallbackAuthenticator implements Authenticator {
     this.name = primary.name;
   }
 
-  async authenticate(req: ApiRequest): Promise<AuthResult> {
-    const result = await this.primary.authenticate(req);
-    return result.kind === 'none' ? this.fallback.authenticate(req) : result;
+  authenticate(req: ApiRequest): MaybePromise<AuthResult> {
+    return thenMaybe(this.primary.authenticate(req), (result) => (result.kind === 'none' ? this.fallback.authenticate(req) : result));
   }
 }
 

@@ -8,6 +8,7 @@
  * (the filter answers 500), since "no opinion" would hide a broken module.
  */
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './types.ts';
+import { isPromiseLike, thenMaybe, type MaybePromise } from '../api/maybe-promise.ts';
 
 export class AuthorizationError extends Error {
   constructor(readonly causes: readonly Error[]) {
@@ -23,30 +24,58 @@ export class UnionAuthorizer implements Authorizer {
     this.name = authorizers.map((a) => a.name).join(',');
   }
 
-  async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
-    const r = await this.decide(attrs);
-    return r.decision === 'noOpinion' ? { decision: 'deny', reason: r.reason } : r;
+  authorize(attrs: AuthorizationAttributes): MaybePromise<AuthorizationResult> {
+    return thenMaybe(this.decide(attrs), denyWithoutOpinion);
   }
 
   /**
    * As authorize, but "no module had an opinion" stays noOpinion: access
    * reviews answer `denied: true` only for an explicit deny, as the original.
+   * In the same turn while every module answers at once (RBAC over watched
+   * roles, Node, AlwaysAllow); from the first that must wait (a webhook) on,
+   * asynchronously.
    */
-  async decide(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
-    const reasons: string[] = [];
-    const errors: Error[] = [];
-    for (const a of this.authorizers) {
-      let result: AuthorizationResult;
+  decide(attrs: AuthorizationAttributes): MaybePromise<AuthorizationResult> {
+    return this.#decideFrom(attrs, 0, [], []);
+  }
+
+  #decideFrom(attrs: AuthorizationAttributes, from: number, reasons: string[], errors: Error[]): MaybePromise<AuthorizationResult> {
+    const all = this.authorizers;
+    for (let i = from; i < all.length; i++) {
+      let answer: MaybePromise<AuthorizationResult>;
       try {
-        result = await a.authorize(attrs);
+        answer = all[i]!.authorize(attrs);
       } catch (err) {
-        errors.push(err instanceof Error ? err : new Error(String(err)));
+        errors.push(asError(err));
         continue;
       }
-      if (result.decision === 'allow' || result.decision === 'deny') return result;
-      if (result.reason !== '') reasons.push(result.reason);
+      if (isPromiseLike(answer)) {
+        return Promise.resolve(answer).then(
+          (result) => (isFinal(result, reasons) ? result : this.#decideFrom(attrs, i + 1, reasons, errors)),
+          (err: unknown) => {
+            errors.push(asError(err));
+            return this.#decideFrom(attrs, i + 1, reasons, errors);
+          },
+        );
+      }
+      if (isFinal(answer, reasons)) return answer;
     }
     if (errors.length > 0) throw new AuthorizationError(errors);
     return { decision: 'noOpinion', reason: reasons.join('\n') };
   }
+}
+
+/** An allow or a deny ends the chain; a reason given with no opinion is kept for the final answer. */
+function isFinal(result: AuthorizationResult, reasons: string[]): boolean {
+  if (result.decision === 'allow' || result.decision === 'deny') return true;
+  if (result.reason !== '') reasons.push(result.reason);
+  return false;
+}
+
+function denyWithoutOpinion(r: AuthorizationResult): AuthorizationResult {
+  return r.decision === 'noOpinion' ? { decision: 'deny', reason: r.reason } : r;
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
 }

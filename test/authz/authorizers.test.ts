@@ -67,7 +67,7 @@ describe('UnionAuthorizer', () => {
       },
     };
     const u = new UnionAuthorizer([broken, fixed('rbac', 'noOpinion', '', [])]);
-    await assert.rejects(u.authorize(attrs()), (err: unknown) => err instanceof AuthorizationError && err.message === 'connection refused');
+    await assert.rejects(async () => u.authorize(attrs()), (err: unknown) => err instanceof AuthorizationError && err.message === 'connection refused');
   });
 
   it('names itself after its modules', () => {
