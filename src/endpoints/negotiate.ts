@@ -123,6 +123,25 @@ export function parseAccept(header: string): AcceptClause[] {
   return clauses.sort((a, b) => b.q - a.q || rank(a) - rank(b));
 }
 
+/** Accept headers remembered, parsed: clients send the same one on every request. Bounded in count and length. */
+const parsedAccepts = new Map<string, readonly AcceptClause[]>();
+const MAX_REMEMBERED_ACCEPTS = 64;
+const MAX_REMEMBERED_ACCEPT_LENGTH = 512;
+
+/** parseAccept, remembered for the headers clients repeat (the clauses are shared: never modify them). */
+function acceptClauses(header: string): readonly AcceptClause[] {
+  const known = parsedAccepts.get(header);
+  if (known !== undefined) return known;
+  const clauses = parseAccept(header);
+  if (header.length <= MAX_REMEMBERED_ACCEPT_LENGTH) {
+    // Many distinct headers (a client making them up): start over rather than grow.
+    if (parsedAccepts.size >= MAX_REMEMBERED_ACCEPTS) parsedAccepts.clear();
+    for (const c of clauses) Object.freeze(c.params);
+    parsedAccepts.set(header, Object.freeze(clauses.map((c) => Object.freeze(c))));
+  }
+  return clauses;
+}
+
 function unquote(v: string): string {
   return v.length >= 2 && v.startsWith('"') && v.endsWith('"') ? v.slice(1, -1) : v;
 }
@@ -214,7 +233,7 @@ function honour(params: Readonly<Record<string, string>>, offer: Offer, opts: Ne
 export function negotiate(accept: string | undefined, opts: NegotiateOptions): Negotiated {
   const offers = offersFor(opts.protobufAllowed);
   if (accept === undefined || accept.trim() === '') return { kind: 'json', contentType: 'application/json' };
-  for (const clause of parseAccept(accept)) {
+  for (const clause of acceptClauses(accept)) {
     for (const offer of offers) {
       const matches =
         (clause.type === offer.type && (clause.subType === offer.subType || clause.subType === '*')) ||

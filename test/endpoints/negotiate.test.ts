@@ -276,3 +276,17 @@ describe('contentTypeOf', () => {
     }
   });
 });
+
+describe('remembered Accept headers', () => {
+  it('answer the same from memory, whatever the options, and past the memory bound', () => {
+    const first = [KUBECTL_GET, CLIENT_GO_PROTOBUF, KUBECTL_DISCOVERY, BROWSER].map((h) => [negotiate(h, GET), negotiate(h, CRD_GET), negotiate(h, WATCH)]);
+    // More distinct headers than are remembered (a client making them up), then the same four again.
+    for (let i = 0; i < 200; i++) negotiate(`application/json;x=${i}`, GET);
+    const again = [KUBECTL_GET, CLIENT_GO_PROTOBUF, KUBECTL_DISCOVERY, BROWSER].map((h) => [negotiate(h, GET), negotiate(h, CRD_GET), negotiate(h, WATCH)]);
+    assert.deepEqual(again, first);
+    assert.equal(first[1]![0]!.kind, 'protobuf');
+    assert.equal(first[1]![1]!.kind, 'json', 'a type without Protobuf gets JSON from the same remembered clauses');
+    assert.throws(() => negotiate('text/html', GET), StatusError);
+    assert.throws(() => negotiate('text/html', GET), StatusError, 'still 406 once remembered');
+  });
+});

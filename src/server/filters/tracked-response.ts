@@ -46,10 +46,11 @@ export class TrackedResponse implements ApiResponse {
   closeConnection = false;
 
   readonly #inner: ApiResponse;
-  #headListeners: ((status: number) => void)[] = [];
-  #closeListeners: (() => void)[] = [];
-  #finishListeners: (() => void)[] = [];
-  #pendingDrains: (() => void)[] = [];
+  // Made on first use: most responses have a listener or two of one kind, and none of the others.
+  #headListeners: ((status: number) => void)[] | undefined;
+  #closeListeners: (() => void)[] | undefined;
+  #finishListeners: (() => void)[] | undefined;
+  #pendingDrains: (() => void)[] | undefined;
 
   constructor(inner: ApiResponse) {
     this.#inner = inner;
@@ -99,10 +100,10 @@ export class TrackedResponse implements ApiResponse {
     const once = (): void => {
       if (called) return;
       called = true;
-      this.#pendingDrains = this.#pendingDrains.filter((d) => d !== once);
+      this.#pendingDrains = this.#pendingDrains?.filter((d) => d !== once);
       cb();
     };
-    this.#pendingDrains.push(once);
+    (this.#pendingDrains ??= []).push(once);
     this.#inner.onDrain(once);
   }
 
@@ -111,7 +112,7 @@ export class TrackedResponse implements ApiResponse {
       queueMicrotask(cb);
       return;
     }
-    this.#closeListeners.push(cb);
+    (this.#closeListeners ??= []).push(cb);
   }
 
   end(chunk?: Uint8Array | string): void {
@@ -132,8 +133,8 @@ export class TrackedResponse implements ApiResponse {
   takeOver(): ApiResponse {
     this.sealed = true;
     const drains = this.#pendingDrains;
-    this.#pendingDrains = [];
-    for (const d of drains) queueMicrotask(d);
+    this.#pendingDrains = undefined;
+    if (drains !== undefined) for (const d of drains) queueMicrotask(d);
     const inner = this.#inner;
     return {
       get closed() {
@@ -188,13 +189,13 @@ export class TrackedResponse implements ApiResponse {
   /** Runs `cb` with the status when headers go out (at once if they already did). */
   onHeadWritten(cb: (status: number) => void): void {
     if (this.headWritten) cb(this.status);
-    else this.#headListeners.push(cb);
+    else (this.#headListeners ??= []).push(cb);
   }
 
   /** Runs `cb` once the response ended or the client went away (at once if already so). */
   onFinished(cb: () => void): void {
     if (this.finished) cb();
-    else this.#finishListeners.push(cb);
+    else (this.#finishListeners ??= []).push(cb);
   }
 
   #head(status: number, headers: Headers): void {
@@ -202,8 +203,8 @@ export class TrackedResponse implements ApiResponse {
     this.headWritten = true;
     this.status = status;
     const listeners = this.#headListeners;
-    this.#headListeners = [];
-    for (const l of listeners) l(status);
+    this.#headListeners = undefined;
+    if (listeners !== undefined) for (const l of listeners) l(status);
     const extra = this.extraHeaders;
     const id = this.auditID;
     let head = id !== undefined ? { ...headers, ...extra, [AUDIT_ID_HEADER]: id } : extra === undefined ? headers : { ...headers, ...extra };
@@ -233,16 +234,16 @@ export class TrackedResponse implements ApiResponse {
   #closed(): void {
     this.#finish();
     const listeners = this.#closeListeners;
-    this.#closeListeners = [];
-    for (const l of listeners) l();
+    this.#closeListeners = undefined;
+    if (listeners !== undefined) for (const l of listeners) l();
   }
 
   #finish(): void {
     if (this.finished) return;
     this.finished = true;
     const listeners = this.#finishListeners;
-    this.#finishListeners = [];
-    for (const l of listeners) l();
+    this.#finishListeners = undefined;
+    if (listeners !== undefined) for (const l of listeners) l();
   }
 }
 
