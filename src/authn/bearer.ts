@@ -16,7 +16,7 @@ import type { ApiRequest } from '../server/http.ts';
 import type { AuthResult, Authenticator } from './types.ts';
 import type { TokenAuthenticator } from './token.ts';
 import { aggregateMessages } from './aggregate.ts';
-import { isPromiseLike, type MaybePromise } from '../api/maybe-promise.ts';
+import { firstDecision, type Decider, type MaybePromise } from '../api/maybe-promise.ts';
 
 export const INVALID_BEARER_TOKEN = 'invalid bearer token';
 
@@ -62,44 +62,30 @@ export class BearerTokenAuthenticator implements Authenticator {
     const extracted = extractBearerToken(req.header('authorization'));
     if (extracted.kind === 'absent') return { kind: 'none' };
     if (extracted.kind === 'malformed') return { kind: 'invalid', message: INVALID_BEARER_TOKEN };
-    return this.#tryFrom(req, extracted.token, 0, []);
-  }
-
-  /**
-   * As the original's token union: the first authenticator that recognises
-   * the token wins; rejections are remembered and reported only if nobody does.
-   */
-  #tryFrom(req: ApiRequest, token: string, from: number, failures: string[]): MaybePromise<AuthResult> {
-    const all = this.tokenAuthenticators;
-    for (let i = from; i < all.length; i++) {
-      const ta = all[i]!;
-      let answer: MaybePromise<AuthResult>;
-      try {
-        answer = ta.inMemory === true ? ta.authenticateToken(token) : ta.authenticateToken(token, req.signal);
-      } catch (err) {
-        failures.push(failureOf(ta, err, token));
-        continue;
-      }
-      if (isPromiseLike(answer)) {
-        return Promise.resolve(answer).then(
-          (result) => {
-            if (result.kind === 'user') return result;
-            if (result.kind === 'invalid') failures.push(redact(result.message, token));
-            return this.#tryFrom(req, token, i + 1, failures);
-          },
-          (err: unknown) => {
-            failures.push(failureOf(ta, err, token));
-            return this.#tryFrom(req, token, i + 1, failures);
-          },
-        );
-      }
-      if (answer.kind === 'user') return answer;
-      if (answer.kind === 'invalid') failures.push(redact(answer.message, token));
-    }
-    return { kind: 'invalid', message: failures.length > 0 ? aggregateMessages(failures) : INVALID_BEARER_TOKEN };
+    return firstDecision(TOKEN_UNION, { all: this.tokenAuthenticators, token: extracted.token, req, failures: [] });
   }
 }
 
-function failureOf(ta: TokenAuthenticator, err: unknown, token: string): string {
-  return redact(`${ta.name}: ${err instanceof Error ? err.message : String(err)}`, token);
+interface TokenAsk {
+  readonly all: readonly TokenAuthenticator[];
+  readonly token: string;
+  /** Its signal is read only for an authenticator that may wait: a front end makes it on first use. */
+  readonly req: ApiRequest;
+  readonly failures: string[];
 }
+
+/**
+ * As the original's token union: the first authenticator that recognises the
+ * token wins; rejections are remembered and reported only if nobody does.
+ */
+const TOKEN_UNION: Decider<TokenAsk, AuthResult, AuthResult> = {
+  count: (c) => c.all.length,
+  ask: (c, i) => (c.all[i]!.inMemory === true ? c.all[i]!.authenticateToken(c.token) : c.all[i]!.authenticateToken(c.token, c.req.signal)),
+  take: (c, _i, result) => {
+    if (result.kind === 'user') return result;
+    if (result.kind === 'invalid') c.failures.push(redact(result.message, c.token));
+    return undefined;
+  },
+  failed: (c, i, err) => c.failures.push(redact(`${c.all[i]!.name}: ${err instanceof Error ? err.message : String(err)}`, c.token)),
+  otherwise: (c) => ({ kind: 'invalid', message: c.failures.length > 0 ? aggregateMessages(c.failures) : INVALID_BEARER_TOKEN }),
+};

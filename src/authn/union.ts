@@ -15,7 +15,7 @@
 import type { ApiRequest } from '../server/http.ts';
 import type { AuthResult, Authenticator } from './types.ts';
 import { aggregateMessages } from './aggregate.ts';
-import { isPromiseLike, thenMaybe, type MaybePromise } from '../api/maybe-promise.ts';
+import { firstDecision, thenMaybe, type Decider, type MaybePromise } from '../api/maybe-promise.ts';
 import { AnonymousAuthenticator } from './anonymous.ts';
 import { BearerTokenAuthenticator } from './bearer.ts';
 import { AuthenticatedGroupAdder } from './group-adder.ts';
@@ -29,31 +29,30 @@ export class UnionAuthenticator implements Authenticator {
 
   /** In the same turn while every authenticator answers at once; from the first that must wait on, asynchronously. */
   authenticate(req: ApiRequest): MaybePromise<AuthResult> {
-    const failures: string[] = [];
-    const all = this.authenticators;
-    for (let i = 0; i < all.length; i++) {
-      const result = all[i]!.authenticate(req);
-      if (isPromiseLike(result)) return this.#finish(req, i, result, failures);
-      if (result.kind === 'user') return result;
-      if (result.kind === 'invalid') failures.push(result.message);
-    }
-    return unionResult(failures);
-  }
-
-  async #finish(req: ApiRequest, from: number, pending: PromiseLike<AuthResult>, failures: string[]): Promise<AuthResult> {
-    const all = this.authenticators;
-    for (let i = from; i < all.length; i++) {
-      const result = i === from ? await pending : await all[i]!.authenticate(req);
-      if (result.kind === 'user') return result;
-      if (result.kind === 'invalid') failures.push(result.message);
-    }
-    return unionResult(failures);
+    return firstDecision(METHOD_UNION, { all: this.authenticators, req, failures: [] });
   }
 }
 
-function unionResult(failures: readonly string[]): AuthResult {
-  return failures.length > 0 ? { kind: 'invalid', message: aggregateMessages(failures) } : { kind: 'none' };
+interface MethodAsk {
+  readonly all: readonly Authenticator[];
+  readonly req: ApiRequest;
+  readonly failures: string[];
 }
+
+const METHOD_UNION: Decider<MethodAsk, AuthResult, AuthResult> = {
+  count: (c) => c.all.length,
+  ask: (c, i) => c.all[i]!.authenticate(c.req),
+  take: (c, _i, result) => {
+    if (result.kind === 'user') return result;
+    if (result.kind === 'invalid') c.failures.push(result.message);
+    return undefined;
+  },
+  // An authenticator that fails (rather than rejecting a credential) fails the request.
+  failed: (_c, _i, err) => {
+    throw err;
+  },
+  otherwise: (c) => (c.failures.length > 0 ? { kind: 'invalid', message: aggregateMessages(c.failures) } : { kind: 'none' }),
+};
 
 /** Consults `fallback` (anonymous) only when `primary` had no opinion; a rejection stands. */
 export class FallbackAuthenticator implements Authenticator {

@@ -8,7 +8,7 @@
  * (the filter answers 500), since "no opinion" would hide a broken module.
  */
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './types.ts';
-import { isPromiseLike, thenMaybe, type MaybePromise } from '../api/maybe-promise.ts';
+import { firstDecision, thenMaybe, type Decider, type MaybePromise } from '../api/maybe-promise.ts';
 
 export class AuthorizationError extends Error {
   constructor(readonly causes: readonly Error[]) {
@@ -36,34 +36,27 @@ export class UnionAuthorizer implements Authorizer {
    * asynchronously.
    */
   decide(attrs: AuthorizationAttributes): MaybePromise<AuthorizationResult> {
-    return this.#decideFrom(attrs, 0, [], []);
-  }
-
-  #decideFrom(attrs: AuthorizationAttributes, from: number, reasons: string[], errors: Error[]): MaybePromise<AuthorizationResult> {
-    const all = this.authorizers;
-    for (let i = from; i < all.length; i++) {
-      let answer: MaybePromise<AuthorizationResult>;
-      try {
-        answer = all[i]!.authorize(attrs);
-      } catch (err) {
-        errors.push(asError(err));
-        continue;
-      }
-      if (isPromiseLike(answer)) {
-        return Promise.resolve(answer).then(
-          (result) => (isFinal(result, reasons) ? result : this.#decideFrom(attrs, i + 1, reasons, errors)),
-          (err: unknown) => {
-            errors.push(asError(err));
-            return this.#decideFrom(attrs, i + 1, reasons, errors);
-          },
-        );
-      }
-      if (isFinal(answer, reasons)) return answer;
-    }
-    if (errors.length > 0) throw new AuthorizationError(errors);
-    return { decision: 'noOpinion', reason: reasons.join('\n') };
+    return firstDecision(MODULE_UNION, { all: this.authorizers, attrs, reasons: [], errors: [] });
   }
 }
+
+interface ModuleAsk {
+  readonly all: readonly Authorizer[];
+  readonly attrs: AuthorizationAttributes;
+  readonly reasons: string[];
+  readonly errors: Error[];
+}
+
+const MODULE_UNION: Decider<ModuleAsk, AuthorizationResult, AuthorizationResult> = {
+  count: (c) => c.all.length,
+  ask: (c, i) => c.all[i]!.authorize(c.attrs),
+  take: (c, _i, result) => (isFinal(result, c.reasons) ? result : undefined),
+  failed: (c, _i, err) => c.errors.push(err instanceof Error ? err : new Error(String(err))),
+  otherwise: (c) => {
+    if (c.errors.length > 0) throw new AuthorizationError(c.errors);
+    return { decision: 'noOpinion', reason: c.reasons.join('\n') };
+  },
+};
 
 /** An allow or a deny ends the chain; a reason given with no opinion is kept for the final answer. */
 function isFinal(result: AuthorizationResult, reasons: string[]): boolean {
@@ -74,8 +67,4 @@ function isFinal(result: AuthorizationResult, reasons: string[]): boolean {
 
 function denyWithoutOpinion(r: AuthorizationResult): AuthorizationResult {
   return r.decision === 'noOpinion' ? { decision: 'deny', reason: r.reason } : r;
-}
-
-function asError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(String(err));
 }

@@ -12,6 +12,7 @@ import type { TokenAuthenticator } from '../../src/authn/token.ts';
 import type { AuthResult, Authenticator } from '../../src/authn/types.ts';
 import { GROUP_AUTHENTICATED } from '../../src/authn/types.ts';
 import { AuthorizationError, UnionAuthorizer } from '../../src/authz/union.ts';
+import { firstDecision, type Decider } from '../../src/api/maybe-promise.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../src/authz/types.ts';
 import type { ApiRequest } from '../../src/server/http.ts';
 import { exchange } from '../server/fake-http.ts';
@@ -126,5 +127,44 @@ describe('the authorizer union', () => {
       () => broken.authorize(attrs),
       (err: unknown) => err instanceof AuthorizationError && err.message === 'webhook unreachable',
     );
+  });
+});
+
+describe('firstDecision', () => {
+  interface Ask {
+    readonly answers: readonly (number | Promise<number> | Error)[];
+    readonly asked: number[];
+    readonly failures: number[];
+  }
+  /** Decides on the first answer above 10; an Error answer is thrown by its member. */
+  const decider: Decider<Ask, number, string> = {
+    count: (c) => c.answers.length,
+    ask: (c, i) => {
+      c.asked.push(i);
+      const a = c.answers[i]!;
+      if (a instanceof Error) throw a;
+      return a;
+    },
+    take: (_c, i, n) => (n > 10 ? `member ${i}: ${n}` : undefined),
+    failed: (c, i) => c.failures.push(i),
+    otherwise: (c) => `nobody (failed: ${c.failures.join(',')})`,
+  };
+  const ask = (answers: Ask['answers']): Ask => ({ answers, asked: [], failures: [] });
+
+  it('stops at the first decision, in the same turn when nobody before it waited', () => {
+    const c = ask([1, new Error('down'), 12, 50]);
+    assert.equal(firstDecision(decider, c), 'member 2: 12');
+    assert.deepEqual(c.asked, [0, 1, 2], 'member 3 is never asked');
+    assert.deepEqual(c.failures, [1]);
+  });
+
+  it('goes on asynchronously after a member that waits, in order, rejections counted as failures', async () => {
+    const c = ask([Promise.resolve(3), Promise.reject(new Error('down')), 4, Promise.resolve(11), 99]);
+    const r = firstDecision(decider, c);
+    assert.ok(r instanceof Promise);
+    assert.equal(await r, 'member 3: 11');
+    assert.deepEqual(c.asked, [0, 1, 2, 3]);
+    assert.deepEqual(c.failures, [1]);
+    assert.equal(await firstDecision(decider, ask([Promise.resolve(1), 2])), 'nobody (failed: )');
   });
 });
