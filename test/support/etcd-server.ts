@@ -232,7 +232,14 @@ class RunningEtcd implements EtcdServer {
     const deadline = Date.now() + STARTUP_TIMEOUT_MS;
     for (;;) {
       if (exited) throw new Error(`${exited}\n${this.logTail()}`);
-      if (await this.#healthy()) return;
+      if (await this.#healthy()) {
+        // A port found free can be taken by another test file's etcd before ours binds it: that one then
+        // answers the health check while ours exits, and a test would run against someone else's store
+        // (a create answered 404 once in CI when that etcd was replaced by a fresh one). Ours advertises
+        // its own peer port: anything else is a taken port, and startEtcd tries fresh ones.
+        if (await this.#isOurs()) return;
+        throw new Error(`another etcd answers on ${this.endpoint}: the port was taken before ours bound it`);
+      }
       if (Date.now() > deadline) {
         throw new Error(`etcd did not become healthy within ${STARTUP_TIMEOUT_MS} ms\n${this.logTail()}`);
       }
@@ -245,6 +252,18 @@ class RunningEtcd implements EtcdServer {
       const res = await fetch(`${this.endpoint}/health`, { signal: AbortSignal.timeout(1000) });
       const body = (await res.json()) as { health?: string };
       return res.ok && body.health === 'true';
+    } catch {
+      return false;
+    }
+  }
+
+  /** Whether the etcd answering on our client port is the one we started (its member advertises our peer URL). */
+  async #isOurs(): Promise<boolean> {
+    const peer = `http://127.0.0.1:${this.peerPort}`;
+    try {
+      const res = await fetch(`${this.endpoint}/v3/cluster/member/list`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(1000) });
+      const body = (await res.json()) as { members?: { peerURLs?: string[] }[] };
+      return res.ok && (body.members ?? []).some((m) => (m.peerURLs ?? []).includes(peer));
     } catch {
       return false;
     }
