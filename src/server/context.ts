@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AUDIT_ID_HEADER, type ApiRequest, type ApiResponse } from './http.ts';
-import { isPromiseLike } from '../api/maybe-promise.ts';
+import { thenMaybe } from '../api/maybe-promise.ts';
 
 /** A client-sent Audit-ID is kept only if short and plain (it goes into logs). */
 const SANE_AUDIT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -192,5 +192,6 @@ export function stepFinally(ctx: RequestContext, next: Next, after: () => void):
 
 /** Runs `then` with a value that may still be on its way (an authenticator's or authorizer's answer). */
 export function stepWith<T>(value: T | PromiseLike<T>, then: (value: T) => Step): Step {
-  return isPromiseLike(value) ? Promise.resolve(value).then(then) : then(value);
+  // thenMaybe's `void` result is the undefined a step that finished in the same turn returns.
+  return thenMaybe<T, void>(value, then) as Step;
 }
