@@ -84,7 +84,8 @@ describe('embedded store', () => {
     });
 
     it('writes snapshots, deletes covered segments, and replays the WAL after the newest snapshot', async () => {
-      const threshold = 16 * 1024;
+      // Small enough for several snapshots although each waits for a segment as large as the last snapshot.
+      const threshold = 8 * 1024;
       let s = await openStore({ snapshotThresholdBytes: threshold });
       const value = enc('x'.repeat(200));
       const revs: Revision[] = [];
@@ -114,6 +115,65 @@ describe('embedded store', () => {
       assert.deepEqual(await dump(s, '/s/'), latest);
       assert.deepEqual(await dump(s, '/s/', revs[5]!), early, 'history before the snapshot survives');
       assert.equal(dec((await s.get('/s/0/0')).kv!.value), 'round 9');
+    });
+
+    it('waits for a segment as large as the last snapshot before the next one, also after a reopen', async () => {
+      const threshold = 4 * 1024;
+      const fileSize = async (name: string | undefined): Promise<number> => (name === undefined ? 0 : (await stat(join(dir, name))).size);
+      const snapshotBytes = async (): Promise<number> => fileSize((await snapshots(dir)).at(-1));
+      const segmentBytes = async (): Promise<number> => fileSize((await segments(dir)).at(-1));
+      const settle = async (): Promise<void> => {
+        await new Promise((r) => setTimeout(r, 50));
+      };
+      // Updates of one key add WAL bytes (~350 each) without growing the state.
+      let kv = { modRevision: 0 };
+      let n = 0;
+      const update = async (s: EmbeddedStore, bytes: number): Promise<void> => {
+        const start = s.stats().walBytesWritten;
+        while (s.stats().walBytesWritten - start < bytes) {
+          kv = await s.update('/g/hot', enc(`hot ${n++} ${'h'.repeat(300)}`), kv.modRevision);
+        }
+      };
+      /** Until a snapshot starts and ends: the segment after it holds only what was written meanwhile. */
+      const rotate = async (s: EmbeddedStore): Promise<void> => {
+        const before = s.stats().snapshotsWritten;
+        while (s.stats().snapshotsWritten === before) await update(s, 1);
+        await settle();
+      };
+      /** WAL bytes the current segment can still take before a snapshot starts. */
+      const room = async (): Promise<number> => Math.max(threshold, await snapshotBytes()) - (await segmentBytes());
+
+      let s = await openStore({ snapshotThresholdBytes: threshold });
+      kv = await s.create('/g/hot', enc('hot'));
+      const value = enc('v'.repeat(500));
+      for (let i = 0; i < 120; i++) await s.create(`/g/${i}`, value);
+      await rotate(s); // a snapshot of the whole state (~60 KiB)
+      const size = await snapshotBytes();
+      assert.ok(size > 10 * threshold, `the snapshot holds the state: ${size} bytes`);
+      const written = s.stats().snapshotsWritten;
+      const left = await room();
+      assert.ok(left > size / 2, `a fresh segment: ${left} bytes of room`);
+
+      await update(s, left - 1024);
+      await settle();
+      assert.equal(s.stats().snapshotsWritten, written, 'less WAL than the last snapshot starts none (a fixed threshold would start many)');
+      await update(s, 1024 + threshold);
+      await settle();
+      assert.equal(s.stats().snapshotsWritten, written + 1, 'a segment as large as the snapshot starts one');
+      await s.close();
+      open.length = 0;
+
+      s = await openStore({ snapshotThresholdBytes: threshold });
+      kv = (await s.get('/g/hot')).kv!;
+      const after = await room();
+      assert.ok(after > 2048, `room after the reopen: ${after}`);
+      await update(s, after - 1024);
+      await settle();
+      assert.equal(s.stats().snapshotsWritten, 0, 'after a reopen, the recovered snapshot sets the size');
+      await update(s, 1024 + threshold);
+      await settle();
+      assert.equal(s.stats().snapshotsWritten, 1);
+      assert.equal((await s.range('/g/')).kvs.length, 121, 'nothing lost');
     });
 
     it('cuts a torn last record and keeps everything before it', async () => {

@@ -11,6 +11,15 @@
  * reader ever sees a write a crash could lose, and a read that starts after a
  * write was acknowledged always sees it.
  *
+ * Snapshots: a new WAL segment and a snapshot start once the segment is as
+ * large as the last snapshot (and at least the configured threshold). A
+ * snapshot costs work in proportion to the whole state, so a fixed threshold
+ * would make every write pay more as the store grows (at 250,000 1 KiB
+ * objects, ~30 µs of CPU per create); growing the threshold with the state
+ * keeps the cost per write constant, as Redis does with its AOF rewrites
+ * (auto-aof-rewrite-percentage 100). Recovery then replays at most one
+ * snapshot's worth of WAL.
+ *
  * Compaction is logical first (the compacted revision moves when its WAL
  * record is durable, and reads below it fail) and physical later, in chunks,
  * never below a snapshot still being written.
@@ -33,7 +42,7 @@ import {
   NotFoundError,
   StoreClosedError,
 } from '../errors.ts';
-import { unlink } from 'node:fs/promises';
+import { stat, unlink } from 'node:fs/promises';
 import { GroupCommitter } from './committer.ts';
 import { ensurePrivateDir, listStoreDir, pathIn, segmentName, snapshotName } from './files.ts';
 import { DirLock } from './lock.ts';
@@ -54,7 +63,10 @@ export interface EmbeddedStoreOptions {
    * what follows it (the operator's --embedded-wal-repair; see recovery.ts).
    */
   readonly repair?: boolean;
-  /** Start a new WAL segment and write a snapshot once the current segment is this large. Default 64 MiB. */
+  /**
+   * Start a new WAL segment and write a snapshot once the current segment is
+   * this large, or as large as the last snapshot if that is larger. Default 64 MiB.
+   */
   readonly snapshotThresholdBytes?: number;
   /** Failure injection, for tests. */
   readonly faults?: WalFaults;
@@ -104,6 +116,8 @@ export class EmbeddedStore implements Store {
   private maintenance: Promise<void> = Promise.resolve();
   private pruneQueued = false;
   private snapshotsWritten = 0;
+  /** Size of the newest snapshot written or recovered from: the segment must grow this large before the next one. */
+  private lastSnapshotBytes: number;
   private snapshotFailures = 0;
   private lastSnapshotError: string | null = null;
   private readonly committer: GroupCommitter;
@@ -116,8 +130,10 @@ export class EmbeddedStore implements Store {
     private readonly lock: DirLock,
     private readonly snapshotThreshold: number,
     private readonly recovery: EmbeddedStoreStats['recovery'],
+    recoveredSnapshotBytes: number,
   ) {
     this.committedRev = state.headRevision;
+    this.lastSnapshotBytes = recoveredSnapshotBytes;
     this.hub = new WatchHub({
       committedRevision: () => this.committedRev,
       compactedRevision: () => this.state.compactedRevision,
@@ -145,12 +161,10 @@ export class EmbeddedStore implements Store {
         ? await WalWriter.resume(dir, rec.lastSegment.seq, rec.lastSegment.size, options.faults)
         : await WalWriter.create(dir, 1, options.faults);
       const { snapshotRevision, recordsReplayed, truncatedBytes, notes } = rec;
-      return new EmbeddedStore(dir, rec.state, wal, lock, options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD, {
-        snapshotRevision,
-        recordsReplayed,
-        truncatedBytes,
-        notes,
-      });
+      const snapshotBytes = snapshotRevision > 0 ? (await stat(pathIn(dir, snapshotName(snapshotRevision)))).size : 0;
+      const threshold = options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD;
+      const recovery = { snapshotRevision, recordsReplayed, truncatedBytes, notes };
+      return new EmbeddedStore(dir, rec.state, wal, lock, threshold, recovery, snapshotBytes);
     } catch (err) {
       await lock.release();
       throw err;
@@ -291,7 +305,8 @@ export class EmbeddedStore implements Store {
 
   /** Between group commits: if the segment is full, start a new one and snapshot the state it ends at. */
   private async maybeRotate(): Promise<void> {
-    if (this.snapshotBase !== null || this.closing !== null || this.wal.segmentBytes < this.snapshotThreshold) return;
+    if (this.snapshotBase !== null || this.closing !== null) return;
+    if (this.wal.segmentBytes < Math.max(this.snapshotThreshold, this.lastSnapshotBytes)) return;
     // Everything in the current segment is durable and committed, so the
     // snapshot is as of the committed revision and covers the old segments.
     const base = this.committedRev;
@@ -304,8 +319,9 @@ export class EmbeddedStore implements Store {
     try {
       const compactAt = Math.min(this.state.compactedRevision, base);
       const written = await writeSnapshot(this.dir, this.state, base, compactAt, () => this.abortSnapshot);
-      if (!written) return;
+      if (written === null) return;
       this.snapshotsWritten++;
+      this.lastSnapshotBytes = written;
       // The snapshot is durable: older snapshots and the segments it covers can go.
       const listing = await listStoreDir(this.dir);
       for (const seq of listing.segments) if (seq <= lastCoveredSegment) await unlink(pathIn(this.dir, segmentName(seq)));

@@ -283,7 +283,7 @@ async function raiseRevisionFloor(dir: string, state: MvccState, ceiling: number
   if (ceiling > state.headRevision) {
     state.headRevision = ceiling;
     const written = await writeSnapshot(dir, state, ceiling, Math.min(state.compactedRevision, ceiling), () => false);
-    if (!written) throw new Error('could not write the snapshot that records the repaired revision');
+    if (written === null) throw new Error('could not write the snapshot that records the repaired revision');
   }
   for (const s of skipped) {
     if (s.revision !== ceiling) await rename(s.path, pathIn(dir, await brokenName(dir, snapshotName(s.revision))));

@@ -34,8 +34,9 @@ export class InvalidSnapshotError extends Error {}
  * Write the snapshot of `state` as of `revision`. Runs in chunks, yielding to
  * the event loop so writes continue meanwhile; they only add versions above
  * `revision`, which are skipped. The caller keeps compaction from pruning
- * below `revision` until this finishes. Returns false if `aborted()` turned
- * true before the snapshot was complete (the temp file is removed).
+ * below `revision` until this finishes. Returns the file's size in bytes, or
+ * null if `aborted()` turned true before the snapshot was complete (the temp
+ * file is removed).
  */
 export async function writeSnapshot(
   dir: string,
@@ -43,7 +44,7 @@ export async function writeSnapshot(
   revision: number,
   compactedRevision: number,
   aborted: () => boolean,
-): Promise<boolean> {
+): Promise<number | null> {
   const tempPath = pathIn(dir, snapshotTempName(revision));
   const fh = await open(tempPath, 'w', PRIVATE_FILE_MODE);
   let done = false;
@@ -71,7 +72,7 @@ export async function writeSnapshot(
     let versionsWritten = 0;
     let afterKey: string | undefined;
     for (;;) {
-      if (aborted()) return false;
+      if (aborted()) return null;
       const chunk = state.snapshotChunk(afterKey, KEYS_PER_CHUNK, revision, compactedRevision);
       for (const [key, versions] of chunk.items) {
         let size = 1 + 4 + maxUtf8Bytes(key) + 4;
@@ -108,7 +109,7 @@ export async function writeSnapshot(
     done = true;
     await rename(tempPath, pathIn(dir, snapshotName(revision)));
     await fsyncDir(dir);
-    return true;
+    return position;
   } finally {
     if (!done) {
       await fh.close().catch(() => undefined);
