@@ -20,13 +20,41 @@ export const LIST_PIECE_BYTES = 1024 * 1024;
 export const LIST_STREAM_MIN_BYTES = 4 * 1024 * 1024;
 
 const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
 
-/** The byte length of the items' JSON joined with commas. */
-export function joinedJsonLength(items: readonly { readonly json: Uint8Array }[]): number {
+/** A list item as the joins read it: its JSON and the typeMetaBytes a bare item leaves out (see CachedObject). */
+export interface JoinedItem {
+  readonly json: Uint8Array;
+  readonly typeMetaBytes: number;
+}
+
+/**
+ * Copies source[from, to) to target at `at`. Node's Buffer copy is a plain memmove on both buffers' memory:
+ * TypedArray.prototype.set into a SharedArrayBuffer's view copies with relaxed atomics, and either makes a view per call.
+ */
+const copyBytes = Buffer.prototype.copy as (this: Uint8Array, target: Uint8Array, targetStart: number, sourceStart: number, sourceEnd: number) => number;
+
+/** An item's byte length as joined: whole, or (`bare`) without its kind and apiVersion. */
+const itemLength = (item: JoinedItem, bare: boolean): number => (bare ? item.json.byteLength - item.typeMetaBytes : item.json.byteLength);
+
+/** The byte length of the items' JSON joined with commas; `bare`: each without its kind and apiVersion. */
+export function joinedJsonLength(items: readonly JoinedItem[], bare = false): number {
   const n = items.length;
   let total = n > 0 ? n - 1 : 0;
-  for (let i = 0; i < n; i++) total += items[i]!.json.byteLength;
+  for (let i = 0; i < n; i++) total += itemLength(items[i]!, bare);
   return total;
+}
+
+/**
+ * Writes one item at `at` in `out` (which has room for it): its JSON, or its
+ * opening brace and what follows its kind and apiVersion. Returns the bytes written.
+ */
+export function writeItem(out: Uint8Array, at: number, item: JoinedItem, bare: boolean): number {
+  const json = item.json;
+  const skip = bare ? item.typeMetaBytes : 0;
+  if (skip === 0) return copyBytes.call(json, out, at, 0, json.byteLength);
+  out[at] = OPEN_BRACE;
+  return 1 + copyBytes.call(json, out, at + 1, 1 + skip, json.byteLength);
 }
 
 /** A new piece of `bytes` bytes: in an ArrayBuffer of its own (transferred), or a SharedArrayBuffer (kept to share). */
@@ -35,11 +63,11 @@ export type PieceAlloc = (bytes: number) => Uint8Array;
 const ownPiece: PieceAlloc = (bytes) => new Uint8Array(bytes);
 
 /**
- * The items' JSON joined with commas (`total` bytes, from joinedJsonLength),
- * cut into pieces of `pieceBytes`, each in a buffer of its own from `alloc`.
- * An item may straddle two pieces.
+ * The items' JSON joined with commas (`total` bytes, from joinedJsonLength
+ * with the same `bare`), cut into pieces of `pieceBytes`, each in a buffer of
+ * its own from `alloc`. An item may straddle two pieces.
  */
-export function* jsonPieces(items: readonly { readonly json: Uint8Array }[], total: number, pieceBytes = LIST_PIECE_BYTES, alloc: PieceAlloc = ownPiece): Generator<Uint8Array> {
+export function* jsonPieces(items: readonly JoinedItem[], total: number, pieceBytes = LIST_PIECE_BYTES, alloc: PieceAlloc = ownPiece, bare = false): Generator<Uint8Array> {
   if (total === 0) return;
   let left = total;
   let piece = alloc(Math.min(pieceBytes, left));
@@ -47,33 +75,40 @@ export function* jsonPieces(items: readonly { readonly json: Uint8Array }[], tot
   let room = piece.byteLength;
   const n = items.length;
   for (let i = 0; i < n; i++) {
-    const json = items[i]!.json;
-    const size = json.byteLength;
+    const item = items[i]!;
+    const size = itemLength(item, bare);
     if (i > 0 && size + 1 < room) {
       // The common case: the comma and the whole item fit in this piece, with room left (a piece that
       // comes out exactly full is sent by the path below).
       piece[at] = COMMA;
-      piece.set(json, at + 1);
+      writeItem(piece, at + 1, item, bare);
       at += size + 1;
       room -= size + 1;
       continue;
     }
     if (i === 0 && size < room) {
-      piece.set(json, 0);
+      writeItem(piece, 0, item, bare);
       at = size;
       room -= size;
       continue;
     }
-    // The item (or its comma) reaches the piece's end: copied in slices, the piece sent when full.
+    // The item (or its comma) reaches the piece's end: copied in slices, the piece sent when full. Offsets
+    // `from` are in the item as joined; past a bare item's brace, its JSON is `skip` bytes further on.
+    const json = item.json;
+    const skip = bare ? item.typeMetaBytes : 0;
     let from = i > 0 ? -1 : 0; // -1: the comma before this item
     while (from < size) {
       if (from < 0) {
         piece[at++] = COMMA;
         room--;
         from = 0;
+      } else if (from === 0 && skip > 0) {
+        piece[at++] = OPEN_BRACE;
+        room--;
+        from = 1;
       } else {
         const take = Math.min(size - from, room);
-        piece.set(Uint8Array.prototype.subarray.call(json, from, from + take), at);
+        copyBytes.call(json, piece, at, from + skip, from + skip + take);
         at += take;
         room -= take;
         from += take;

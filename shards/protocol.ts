@@ -109,8 +109,12 @@ export interface ObjectBytes {
   stale?: boolean;
 }
 
-/** How a shard encodes list items. */
-export type ListEncoding = 'json' | 'protobuf';
+/**
+ * How a shard encodes list items. `json-bare`: JSON without each item's kind
+ * and apiVersion (where the stored bytes start with the type's own), as the
+ * original sends the items of a built-in type's list; the list names them once.
+ */
+export type ListEncoding = 'json' | 'json-bare' | 'protobuf';
 
 export interface ListReply {
   /**

@@ -27,7 +27,7 @@ import { SelectorError } from '../src/selectors/index.ts';
 import { CachedResource } from './cached-resource.ts';
 import { ExpirySweeper } from './expiry-sweeper.ts';
 import { BatchedPort, concatOwned, type PortLike } from './batched-port.ts';
-import { LIST_PIECE_BYTES, LIST_STREAM_MIN_BYTES, joinedJsonLength, jsonPieces, keepingPieces } from './list-pieces.ts';
+import { LIST_PIECE_BYTES, LIST_STREAM_MIN_BYTES, joinedJsonLength, jsonPieces, keepingPieces, writeItem } from './list-pieces.ts';
 import { DEFAULT_LIST_RESULT_CACHE, itemBuffer, ListResultCache, type ListResultCacheOptions } from './list-result-cache.ts';
 import { takeProfile } from '../src/server/thread-profile.ts';
 import type {
@@ -555,8 +555,10 @@ export class ShardRuntime {
     // decided before anything is built; Protobuf's once its messages are.
     let shared = false;
     let alloc: (bytes: number) => Uint8Array;
-    if (encoding === 'json') {
-      const total = res.jsonBytes + Math.max(0, res.items.length - 1); // the items and their commas
+    if (encoding !== 'protobuf') {
+      const bare = encoding === 'json-bare';
+      // The items and their commas; a bare list leaves out each item's kind and apiVersion.
+      const total = res.jsonBytes - (bare ? res.typeMetaBytes : 0) + Math.max(0, res.items.length - 1);
       shared = this.#listResults.wants(cacheKey, total);
       const streamFrom = this.#opts.listStreamBytes;
       if (stream && streamFrom > 0 && total >= streamFrom) {
@@ -568,13 +570,13 @@ export class ShardRuntime {
         const items = res.items;
         const pieceBytes = this.#opts.listPieceBytes;
         if (!shared) {
-          this.#pieceSources.set(reply, { pieces: () => jsonPieces(items, total, pieceBytes), spread: true });
+          this.#pieceSources.set(reply, { pieces: () => jsonPieces(items, total, pieceBytes, undefined, bare), spread: true });
           return reply;
         }
         const source = latest ? { resource: groupResource, stateRevision: changedAt } : undefined;
         // Built in one turn: an asker that comes meanwhile must find it kept, not build its own (a relist storm).
         this.#pieceSources.set(reply, {
-          pieces: () => keepingPieces(jsonPieces(items, total, pieceBytes, (bytes) => itemBuffer(bytes, true)), (kept) => this.#listResults.put(cacheKey, { ...reply, kept }, source)),
+          pieces: () => keepingPieces(jsonPieces(items, total, pieceBytes, (bytes) => itemBuffer(bytes, true), bare), (kept) => this.#listResults.put(cacheKey, { ...reply, kept }, source)),
           spread: false,
         });
         return reply;
@@ -587,7 +589,7 @@ export class ShardRuntime {
       };
     }
     const reply: ListReply = {
-      items: joinItems(r, res.items, encoding, alloc, res.jsonBytes),
+      items: joinItems(r, res.items, encoding, alloc, res.jsonBytes - (encoding === 'json-bare' ? res.typeMetaBytes : 0)),
       encoding,
       count: res.items.length,
       revision: res.revision,
@@ -737,22 +739,23 @@ function keyPrefixSelects(spec: ResourceSpec, predicate: Predicate): boolean {
   return predicate.scopeOnly && predicate.name === undefined && (predicate.namespace === undefined || spec.namespaced);
 }
 
-/** The items of a list reply in one buffer of its own (it is transferred, not copied, to the main thread). */
-function joinItems(r: CachedResource, items: readonly CachedObject[], encoding: ListEncoding, alloc?: (bytes: number) => Uint8Array, jsonBytes?: number): Uint8Array {
-  return encoding === 'protobuf' ? protobufListItems(items, r.gvk, alloc) : joinJson(items, alloc, jsonBytes);
+/**
+ * The items of a list reply in one buffer of its own (it is transferred, not copied, to the main thread).
+ * `itemBytes`, when the walk summed it: the items' bytes as joined, commas left out.
+ */
+function joinItems(r: CachedResource, items: readonly CachedObject[], encoding: ListEncoding, alloc?: (bytes: number) => Uint8Array, itemBytes?: number): Uint8Array {
+  return encoding === 'protobuf' ? protobufListItems(items, r.gvk, alloc) : joinJson(items, encoding === 'json-bare', alloc, itemBytes);
 }
 
-/** The objects' JSON joined with commas, straight from the objects (no array of their bytes in between). */
-function joinJson(items: readonly CachedObject[], alloc?: (bytes: number) => Uint8Array, jsonBytes?: number): Uint8Array {
+/** The objects' JSON joined with commas, straight from the objects (no array of their bytes in between); `bare`: without their kind and apiVersion. */
+function joinJson(items: readonly CachedObject[], bare: boolean, alloc?: (bytes: number) => Uint8Array, itemBytes?: number): Uint8Array {
   const n = items.length;
-  const total = jsonBytes !== undefined ? jsonBytes + Math.max(0, n - 1) : joinedJsonLength(items);
+  const total = itemBytes !== undefined ? itemBytes + Math.max(0, n - 1) : joinedJsonLength(items, bare);
   const out = alloc !== undefined ? alloc(total) : new Uint8Array(new ArrayBuffer(total));
   let at = 0;
   for (let i = 0; i < n; i++) {
     if (i > 0) out[at++] = COMMA_BYTE;
-    const json = items[i]!.json;
-    out.set(json, at);
-    at += json.byteLength;
+    at += writeItem(out, at, items[i]!, bare);
   }
   return out;
 }

@@ -6,7 +6,7 @@
  */
 import type { RequestContext } from '../server/context.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
-import type { ListReply } from '../../shards/protocol.ts';
+import type { ListEncoding, ListReply } from '../../shards/protocol.ts';
 import { negotiate, type Negotiated } from './negotiate.ts';
 import { customResourceOf } from '../apiextensions/hooks.ts';
 import { objectTable, partialObjectMetadata, partialObjectMetadataList, tableWatchEncoder, toTable, type JsonObject, type KindInfo } from './table/index.ts';
@@ -121,11 +121,16 @@ function protobufListMeta(meta: ListMetadata): JsonObject {
 /**
  * The shard's list item encoding for a negotiated representation: Protobuf
  * items only for types stored in their own shape (others convert from JSON
- * here, as their watches do in watchEncodingFor).
+ * here, as their watches do in watchEncodingFor). A JSON list of a built-in
+ * type carries its items without kind and apiVersion, as the original's typed
+ * lists do (a converted type's items lose them once converted, in
+ * GenericStore.list); a custom resource's keep them (the original's
+ * unstructured lists).
  */
-export function listEncodingFor(rt: ResourceType, n: Negotiated): 'json' | 'protobuf' {
+export function listEncodingFor(rt: ResourceType, n: Negotiated): ListEncoding {
   // A version that differs from its stored one only in apiVersion has the same messages: the envelope names it.
-  return n.kind === 'protobuf' && (rt.conversion === undefined || rt.conversion.relabel !== undefined) ? 'protobuf' : 'json';
+  if (n.kind === 'protobuf') return rt.conversion === undefined || rt.conversion.relabel !== undefined ? 'protobuf' : 'json';
+  return n.kind === 'json' && customResourceOf(rt) === undefined ? 'json-bare' : 'json';
 }
 
 /** How a watch's frames are made and sent: what the shard encodes, what the main thread still re-encodes. */

@@ -21,7 +21,7 @@ import type { FieldError, StrategyContext } from './strategy.ts';
 import { NO_TRANSACTION, type WriteHooks, type WriteTransaction } from './write-hooks.ts';
 import { cloneJson, isPlainObject, jsonEqual, nowRfc3339, type KObject } from './object.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
-import { relabelItems, relabelObject } from './conversions/relabel.ts';
+import { bareRelabel, relabelItems, relabelObject } from './conversions/relabel.ts';
 
 export interface WriteOptions {
   user: UserInfo | undefined;
@@ -83,14 +83,27 @@ export function servedBytes(rt: ResourceType, bytes: Uint8Array): Uint8Array {
   return textEncoder.encode(JSON.stringify(rt.conversion.fromStorage(parseObject(bytes))));
 }
 
-/** A list's joined item bytes as the type serves them. */
-export function servedItems(rt: ResourceType, items: Uint8Array, count: number): Uint8Array {
+/**
+ * A list's joined item bytes as the type serves them; `bare`: each item
+ * without its kind and apiVersion (see listEncodingFor).
+ */
+export function servedItems(rt: ResourceType, items: Uint8Array, count: number, bare = false): Uint8Array {
   if (rt.conversion === undefined || count === 0) return items;
-  const relabeled = rt.conversion.relabel && relabelItems(items, count, rt.conversion.relabel);
+  const relabel = rt.conversion.relabel;
+  const relabeled = relabel && relabelItems(items, count, bare ? bareRelabel(relabel) : relabel);
   if (relabeled) return relabeled;
   const parsed = JSON.parse(`[${Buffer.from(items.buffer, items.byteOffset, items.byteLength).toString('utf8')}]`) as KObject[];
-  const json = JSON.stringify(parsed.map((o) => rt.conversion!.fromStorage(o)));
+  const json = JSON.stringify(parsed.map((o) => withoutTypeMetaIf(bare, rt.conversion!.fromStorage(o))));
   return textEncoder.encode(json.slice(1, -1));
+}
+
+/** A converted object (a fresh copy: conversions never return their input) without kind and apiVersion when `bare`. */
+function withoutTypeMetaIf(bare: boolean, obj: KObject): KObject {
+  if (bare) {
+    delete (obj as Partial<KObject>).kind;
+    delete (obj as Partial<KObject>).apiVersion;
+  }
+  return obj;
 }
 
 /** The object in its stored shape, serialized for storage. */
@@ -112,9 +125,9 @@ async function servedBytesAsync(rt: ResourceType, bytes: Uint8Array): Promise<Ui
   return many === undefined ? servedBytes(rt, bytes) : textEncoder.encode(JSON.stringify((await many([parseObject(bytes)]))[0]));
 }
 
-async function servedItemsAsync(rt: ResourceType, items: Uint8Array, count: number): Promise<Uint8Array> {
+async function servedItemsAsync(rt: ResourceType, items: Uint8Array, count: number, bare: boolean): Promise<Uint8Array> {
   const many = rt.conversion?.fromStorageMany;
-  if (many === undefined || count === 0) return servedItems(rt, items, count);
+  if (many === undefined || count === 0) return servedItems(rt, items, count, bare);
   const parsed = JSON.parse(`[${Buffer.from(items.buffer, items.byteOffset, items.byteLength).toString('utf8')}]`) as KObject[];
   return textEncoder.encode(JSON.stringify(await many(parsed)).slice(1, -1));
 }
@@ -243,11 +256,15 @@ export class GenericStore {
     filter: Filter,
     page: ListPage,
   ): Promise<ListReply> {
-    // Pieces (a large JSON answer streamed) only where the items go out as stored: a converted type re-encodes them here.
-    const asked = page.stream === true && rt.conversion !== undefined ? { ...page, stream: false } : page;
+    if (rt.conversion === undefined) return this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, page));
+    // Pieces (a large JSON answer streamed) only where the items go out as stored: a converted type re-encodes them
+    // here, from whole items (a bare list's items lose their kind and apiVersion once converted).
+    const bare = page.encoding === 'json-bare';
+    const asked: ListPage = { ...page, stream: false, encoding: bare ? 'json' : page.encoding };
     const reply = await this.#call(rt, '', this.#router.list(rt.storageResource, read, filter, asked));
     // Protobuf items come only for relabeled types (listEncodingFor): the same messages, the served envelope.
-    return rt.conversion === undefined || reply.encoding === 'protobuf' ? reply : { ...reply, items: await servedItemsAsync(rt, reply.items, reply.count) };
+    if (reply.encoding === 'protobuf') return reply;
+    return { ...reply, encoding: page.encoding, items: await servedItemsAsync(rt, reply.items, reply.count, bare) };
   }
 
   // ---- create ----

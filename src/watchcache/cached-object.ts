@@ -16,6 +16,13 @@ export interface CachedObject {
   /** The object serialized as JSON with `metadata.resourceVersion` = revision. */
   readonly json: Uint8Array;
   /**
+   * The length of the type's own `"kind":"<Kind>","apiVersion":"<version>",`
+   * right after json's opening brace (0 when the bytes there are anything
+   * else): a list of a built-in type carries its items without them, as the
+   * original's lists do, by leaving these bytes out.
+   */
+  readonly typeMetaBytes: number;
+  /**
    * The object's Protobuf message bytes (no envelope), set by the first
    * Protobuf list or watch that carries this version and then shared by all.
    */

@@ -53,6 +53,7 @@ class JsonCachedObject implements CachedObject {
     readonly name: string,
     readonly revision: Revision,
     readonly json: Uint8Array,
+    readonly typeMetaBytes: number,
     parsed?: Json,
     readonly stale?: boolean,
   ) {
@@ -104,8 +105,17 @@ export interface JsonCodecOptions {
 
 export class JsonObjectCodec implements ObjectCodec {
   readonly #opts: JsonCodecOptions;
+  /** `{"kind":"<Kind>","apiVersion":"<version>",`: how the type's objects start in the canonical layout. */
+  readonly #typeMeta: Buffer;
   constructor(opts: JsonCodecOptions) {
     this.#opts = opts;
+    this.#typeMeta = Buffer.from(`{"kind":${JSON.stringify(opts.kind)},"apiVersion":${JSON.stringify(opts.apiVersion)},`);
+  }
+
+  /** The typeMetaBytes of stored bytes whose top-level metadata starts at `metadataAt`: only the type's own kind and apiVersion count. */
+  #typeMetaBytes(buf: Buffer, metadataAt: number): number {
+    const prefix = this.#typeMeta;
+    return metadataAt === prefix.length && buf.compare(prefix, 0, prefix.length, 0, prefix.length) === 0 ? prefix.length - 1 : 0;
   }
 
   decode(key: string, value: Uint8Array, revision: Revision, stale?: boolean): CachedObject {
@@ -120,7 +130,7 @@ export class JsonObjectCodec implements ObjectCodec {
       buf.copy(json, 0, 0, at);
       rv.copy(json, at);
       buf.copy(json, at + rv.length, at + PLACEHOLDER.length);
-      return new JsonCachedObject(key, namespace, name, revision, json, undefined, stale === true ? true : undefined);
+      return new JsonCachedObject(key, namespace, name, revision, json, this.#typeMetaBytes(buf, at), undefined, stale === true ? true : undefined);
     }
     // Slow path: no placeholder (an object written by another tool). Bring it
     // into the canonical layout so that `represent` can splice it later.

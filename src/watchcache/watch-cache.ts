@@ -60,6 +60,8 @@ export interface CacheListResult {
   remaining?: number;
   /** The items' JSON bytes in all: summed in the walk, where each object is at hand (a second pass is a cache miss per item). */
   jsonBytes: number;
+  /** Their typeMetaBytes in all, summed likewise: what a list of a built-in type leaves out. */
+  typeMetaBytes: number;
 }
 
 interface FreshWaiter {
@@ -287,6 +289,7 @@ export class WatchCache {
     let more = false;
     let remaining = 0;
     let jsonBytes = 0;
+    let typeMetaBytes = 0;
     /** Takes one object of the range in key order; false stops the walk. */
     const visit = (obj: CachedObject): boolean => {
       if (pred !== undefined && !pred.matches(obj)) return true;
@@ -301,12 +304,13 @@ export class WatchCache {
       }
       items.push(obj);
       jsonBytes += obj.json.byteLength;
+      typeMetaBytes += obj.typeMetaBytes;
       lastKey = obj.key;
       return true;
     };
     if (overrides === null) this.#walkLatest(keyPrefix, start, visit);
     else for (const obj of this.#iterate(keyPrefix, start, overrides)) if (!visit(obj)) break;
-    const result: CacheListResult = { items, revision, jsonBytes };
+    const result: CacheListResult = { items, revision, jsonBytes, typeMetaBytes };
     if (more) {
       result.lastKey = lastKey!;
       if (countRest) result.remaining = known !== undefined && known - items.length > 0 ? known - items.length : remaining;

@@ -23,7 +23,7 @@ const LIST = `/api/v1/namespaces/${NS}/configmaps`;
 interface ConfigMapList {
   kind: string;
   metadata: { resourceVersion?: string; continue?: string };
-  items: Array<{ metadata: { name: string }; data?: Record<string, string> }>;
+  items: Array<{ kind?: string; apiVersion?: string; metadata: { name: string }; data?: Record<string, string> }>;
 }
 
 describe('LIST answers streamed in pieces', () => {
@@ -98,6 +98,7 @@ describe('LIST answers streamed in pieces', () => {
       );
       assert.equal(list.items.find((i) => i.metadata.name === 'zz-marker')?.data?.['n'], String(marker), `${t.name}: the state after the last write`);
       assert.ok(list.items.every((i) => i.metadata.name === 'zz-marker' || i.data?.['v'] === DATA));
+      assert.ok(list.items.every((i) => i.kind === undefined && i.apiVersion === undefined), `${t.name}: items without kind and apiVersion, as the original's`);
     }
   });
 
@@ -115,6 +116,7 @@ describe('LIST answers streamed in pieces', () => {
     assert.equal(a.items.length, COUNT + 1);
     assert.deepEqual(b.items, a.items);
     assert.deepEqual(c.items, a.items);
+    assert.ok(c.items.every((i) => i.kind === undefined && i.apiVersion === undefined), 'the kept pieces too');
     assert.ok(Number(c.metadata.resourceVersion) >= Number(a.metadata.resourceVersion));
   });
 

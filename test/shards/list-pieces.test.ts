@@ -9,12 +9,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { ListPieceQueue, ListPiecesLost, joinedJsonLength, jsonPieces } from '../../shards/list-pieces.ts';
+import { ListPieceQueue, ListPiecesLost, joinedJsonLength, jsonPieces, type JoinedItem } from '../../shards/list-pieces.ts';
 import { ShardClient } from '../../shards/shard-client.ts';
 import type { ListReply, ShardMessage, ShardRequest } from '../../shards/protocol.ts';
 
-const item = (text: string): { json: Uint8Array } => ({ json: new TextEncoder().encode(text) });
-const whole = (items: readonly { json: Uint8Array }[]): string => items.map((i) => Buffer.from(i.json).toString('utf8')).join(',');
+const item = (text: string, typeMetaBytes = 0): JoinedItem => ({ json: new TextEncoder().encode(text), typeMetaBytes });
+const whole = (items: readonly JoinedItem[]): string => items.map((i) => Buffer.from(i.json).toString('utf8')).join(',');
+/** The items joined as a bare list carries them: each without the typeMetaBytes after its brace. */
+const wholeBare = (items: readonly JoinedItem[]): string =>
+  items.map((i) => { const t = Buffer.from(i.json).toString('utf8'); return i.typeMetaBytes === 0 ? t : `{${t.slice(1 + i.typeMetaBytes)}`; }).join(',');
+const TYPE_META = '"kind":"ConfigMap","apiVersion":"v1",';
 
 describe('jsonPieces', () => {
   const cases: Array<[string, string[], number]> = [
@@ -57,6 +61,30 @@ describe('jsonPieces', () => {
       const pieceBytes = 1 + rand(25);
       const pieces = [...jsonPieces(items, total, pieceBytes)];
       assert.equal(Buffer.concat(pieces).toString('utf8'), whole(items), `round ${round}, pieces of ${pieceBytes}`);
+      assert.ok(pieces.slice(0, -1).every((p) => p.byteLength === pieceBytes));
+    }
+  });
+
+  it('leaves out each item\'s kind and apiVersion in a bare list, across 500 random mixes of sizes (items that lack them kept whole)', () => {
+    let seed = 777;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let round = 0; round < 500; round++) {
+      const items = Array.from({ length: rand(12) }, (_, i) =>
+        rand(4) === 0
+          ? item(`{"metadata":{"name":"${'n'.repeat(rand(10))}"}}`)
+          : item(`{${TYPE_META}"metadata":{"name":"${String.fromCharCode(97 + (i % 26)).repeat(1 + rand(20))}"}}`, TYPE_META.length),
+      );
+      const total = joinedJsonLength(items, true);
+      assert.equal(total, Buffer.byteLength(wholeBare(items)), `round ${round}: the length as joined`);
+      const pieceBytes = 1 + rand(60);
+      const pieces = [...jsonPieces(items, total, pieceBytes, undefined, true)];
+      const text = Buffer.concat(pieces).toString('utf8');
+      assert.equal(text, wholeBare(items), `round ${round}, pieces of ${pieceBytes}`);
+      const parsed = JSON.parse(`[${text}]`) as Array<Record<string, unknown>>;
+      assert.ok(parsed.every((o) => !('kind' in o) && !('apiVersion' in o) && typeof o['metadata'] === 'object'));
       assert.ok(pieces.slice(0, -1).every((p) => p.byteLength === pieceBytes));
     }
   });

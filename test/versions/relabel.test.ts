@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { relabelFor, relabelFrames, relabelItems, relabelObject } from '../../src/registry/conversions/relabel.ts';
+import { bareRelabel, relabelFor, relabelFrames, relabelItems, relabelObject } from '../../src/registry/conversions/relabel.ts';
 import { serializeForStorage } from '../../src/watchcache/json-codec.ts';
 
 const r = relabelFor('CronJob', 'batch/v1', 'batch/v1beta1');
@@ -70,6 +70,12 @@ describe('relabel', () => {
       const objs = Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, j) => stored(`o${i}-${j}`, { spec: value(0) }));
       const joined = enc.encode(objs.map((b) => dec.decode(b)).join(','));
       assert.deepEqual(JSON.parse(`[${text(relabelItems(joined, objs.length, r))!}]`), objs.map(slow), `case ${i}`);
+      // A bare list's items: the same with kind and apiVersion left out (look-alikes inside untouched).
+      const bare = objs.map((b) => {
+        const { kind: _k, apiVersion: _a, ...rest } = slow(b);
+        return rest;
+      });
+      assert.deepEqual(JSON.parse(`[${text(relabelItems(joined, objs.length, bareRelabel(r)))!}]`), bare, `case ${i}, bare`);
     }
   });
 });

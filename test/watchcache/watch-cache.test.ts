@@ -297,3 +297,34 @@ describe('WatchCache', () => {
     await assert.rejects(cache.waitFor(cache.revision + 100, 20), FutureRevisionError);
   });
 });
+
+describe('JsonObjectCodec: the type meta a bare list item leaves out', () => {
+  const codec = new JsonObjectCodec({ prefix: '/pods/', namespaced: true, apiVersion: 'v1', kind: 'Pod' });
+  const TYPE_META = '"kind":"Pod","apiVersion":"v1",';
+
+  it('counts the type\'s own kind and apiVersion at the start, and what remains is the object without them', () => {
+    const obj = codec.decode('/pods/ns/a', pod('ns', 'a'), 42);
+    assert.equal(obj.typeMetaBytes, TYPE_META.length);
+    const text = Buffer.from(obj.json).toString('utf8');
+    const bare = JSON.parse(`{${text.slice(1 + obj.typeMetaBytes)}`) as Record<string, unknown>;
+    const { kind: _k, apiVersion: _a, ...rest } = JSON.parse(text) as Record<string, unknown>;
+    assert.deepEqual(bare, rest);
+    assert.equal((bare['metadata'] as { resourceVersion: string }).resourceVersion, '42');
+    assert.equal(codec.represent(obj, 50).typeMetaBytes, TYPE_META.length, 'the same at another revision');
+  });
+
+  it('counts nothing for objects that start otherwise: another version or kind, no type meta, another layout', () => {
+    for (const value of [
+      serializeForStorage({ kind: 'Pod', apiVersion: 'v2', metadata: { name: 'a' } }),
+      serializeForStorage({ kind: 'Pods', apiVersion: 'v1', metadata: { name: 'a' } }),
+      serializeForStorage({ metadata: { name: 'a' }, spec: {} }),
+      serializeForStorage({ apiVersion: 'v1', metadata: { name: 'a' } }),
+      // Fields before metadata (another writer's layout): none of them is left out.
+      new TextEncoder().encode('{"spec":{"x":1},"metadata":{"resourceVersion":"","name":"a"},"kind":"Pod","apiVersion":"v1"}'),
+      new TextEncoder().encode('{"kind":"Pod","spec":{},"metadata":{"resourceVersion":"","name":"a"}}'),
+    ]) {
+      const obj = codec.decode('/pods/ns/a', value, 7);
+      assert.equal(obj.typeMetaBytes, 0, Buffer.from(value).toString('utf8'));
+    }
+  });
+});

@@ -23,6 +23,13 @@ export function relabelFor(kind: string, stored: string, served: string): Relabe
   return { from: head(stored), to: head(served) };
 }
 
+const BARE_HEAD = encoder.encode('{');
+
+/** The same conversion for the items of a list that goes without each item's kind and apiVersion: the stored head becomes `{`. */
+export function bareRelabel(r: Relabel): Relabel {
+  return { from: r.from, to: BARE_HEAD };
+}
+
 function startsWithAt(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
   if (at + prefix.length > bytes.length) return false;
   for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false;
