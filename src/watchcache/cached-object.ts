@@ -16,6 +16,12 @@ export interface CachedObject {
   /** The object serialized as JSON with `metadata.resourceVersion` = revision. */
   readonly json: Uint8Array;
   /**
+   * json's byte length, kept on this object: a list's walk reads it for
+   * every item, and json's own length lives in another object (a cache miss
+   * per item: 10 of the 17 ms a walk over 50,000 objects took).
+   */
+  readonly jsonLength: number;
+  /**
    * The length of the type's own `"kind":"<Kind>","apiVersion":"<version>",`
    * right after json's opening brace (0 when the bytes there are anything
    * else): a list of a built-in type carries its items without them, as the

@@ -47,6 +47,7 @@ export function readField(obj: Json, path: string): string | undefined {
 class JsonCachedObject implements CachedObject {
   #parsed: Json | undefined;
   protobuf: Uint8Array | undefined = undefined;
+  readonly jsonLength: number;
   constructor(
     readonly key: string,
     readonly namespace: string,
@@ -57,6 +58,7 @@ class JsonCachedObject implements CachedObject {
     parsed?: Json,
     readonly stale?: boolean,
   ) {
+    this.jsonLength = json.byteLength;
     this.#parsed = parsed;
   }
   #object(): Json {

@@ -303,7 +303,7 @@ export class WatchCache {
         return countRest && !(known !== undefined && known - items.length > 0);
       }
       items.push(obj);
-      jsonBytes += obj.json.byteLength;
+      jsonBytes += obj.jsonLength;
       typeMetaBytes += obj.typeMetaBytes;
       lastKey = obj.key;
       return true;
