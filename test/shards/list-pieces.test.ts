@@ -19,6 +19,13 @@ const whole = (items: readonly JoinedItem[]): string => items.map((i) => Buffer.
 const wholeBare = (items: readonly JoinedItem[]): string =>
   items.map((i) => { const t = Buffer.from(i.json).toString('utf8'); return i.typeMetaBytes === 0 ? t : `{${t.slice(1 + i.typeMetaBytes)}`; }).join(',');
 const TYPE_META = '"kind":"ConfigMap","apiVersion":"v1",';
+/** A repeatable random integer below n (a linear congruential generator from `seed`). */
+function seededRandom(seed: number): (n: number) => number {
+  return (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+}
 
 describe('jsonPieces', () => {
   const cases: Array<[string, string[], number]> = [
@@ -50,11 +57,7 @@ describe('jsonPieces', () => {
   }
 
   it('joins to the whole answer for 500 random mixes of item and piece sizes', () => {
-    let seed = 12345;
-    const rand = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const rand = seededRandom(12345);
     for (let round = 0; round < 500; round++) {
       const items = Array.from({ length: rand(12) }, (_, i) => item(String.fromCharCode(97 + (i % 26)).repeat(1 + rand(20))));
       const total = joinedJsonLength(items);
@@ -66,11 +69,7 @@ describe('jsonPieces', () => {
   });
 
   it('leaves out each item\'s kind and apiVersion in a bare list, across 500 random mixes of sizes (items that lack them kept whole)', () => {
-    let seed = 777;
-    const rand = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const rand = seededRandom(777);
     for (let round = 0; round < 500; round++) {
       const items = Array.from({ length: rand(12) }, (_, i) =>
         rand(4) === 0
