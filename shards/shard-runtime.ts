@@ -555,10 +555,11 @@ export class ShardRuntime {
     // decided before anything is built; Protobuf's once its messages are.
     let shared = false;
     let alloc: (bytes: number) => Uint8Array;
+    const bare = encoding === 'json-bare';
+    // The items' JSON bytes as joined, commas left out: a bare list leaves out each item's kind and apiVersion.
+    const itemBytes = res.jsonBytes - (bare ? res.typeMetaBytes : 0);
     if (encoding !== 'protobuf') {
-      const bare = encoding === 'json-bare';
-      // The items and their commas; a bare list leaves out each item's kind and apiVersion.
-      const total = res.jsonBytes - (bare ? res.typeMetaBytes : 0) + Math.max(0, res.items.length - 1);
+      const total = itemBytes + Math.max(0, res.items.length - 1);
       shared = this.#listResults.wants(cacheKey, total);
       const streamFrom = this.#opts.listStreamBytes;
       if (stream && streamFrom > 0 && total >= streamFrom) {
@@ -589,7 +590,7 @@ export class ShardRuntime {
       };
     }
     const reply: ListReply = {
-      items: joinItems(r, res.items, encoding, alloc, res.jsonBytes - (encoding === 'json-bare' ? res.typeMetaBytes : 0)),
+      items: joinItems(r, res.items, encoding, alloc, itemBytes),
       encoding,
       count: res.items.length,
       revision: res.revision,

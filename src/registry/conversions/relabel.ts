@@ -24,10 +24,14 @@ export function relabelFor(kind: string, stored: string, served: string): Relabe
 }
 
 const BARE_HEAD = encoder.encode('{');
+/** One per Relabel, made on first use: every list of the type asks for the same. */
+const bareOf = new WeakMap<Relabel, Relabel>();
 
 /** The same conversion for the items of a list that goes without each item's kind and apiVersion: the stored head becomes `{`. */
 export function bareRelabel(r: Relabel): Relabel {
-  return { from: r.from, to: BARE_HEAD };
+  let bare = bareOf.get(r);
+  if (bare === undefined) bareOf.set(r, (bare = { from: r.from, to: BARE_HEAD }));
+  return bare;
 }
 
 function startsWithAt(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
