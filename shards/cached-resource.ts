@@ -26,6 +26,8 @@ export interface CachedResourceOptions {
    * window (the latest state if the store compacted it).
    */
   resumeAt?: Revision | undefined;
+  /** Its slot in the shard's ReadCells (read-cells.ts), where the cache publishes how far it is. */
+  readSlot?: number | undefined;
 }
 
 /**
@@ -40,6 +42,8 @@ export function retryDelayMs(failures: number): number {
 export class CachedResource {
   /** Loading or re-loading; reads wait on it. */
   loading: Promise<void> | null = null;
+  /** See CachedResourceOptions.readSlot. */
+  readonly readSlot: number | undefined;
   readonly #store: Store;
   readonly #loadPageSize: number;
   #resumeAt: Revision | undefined;
@@ -65,6 +69,7 @@ export class CachedResource {
     this.#store = opts.store;
     this.#loadPageSize = opts.loadPageSize;
     this.#resumeAt = opts.resumeAt;
+    this.readSlot = opts.readSlot;
   }
 
   /** Lists the resource at one revision, then watches from it; on failure retries later (never rejects). */

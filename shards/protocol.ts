@@ -158,7 +158,18 @@ export interface ProfileReply {
   profile: Uint8Array | null;
 }
 
-export type ReplyValue = ObjectBytes | { object: ObjectBytes | null; revision: Revision } | ListReply | ShardStats | { ensured: string } | ProfileReply;
+/**
+ * A GET's answer. `slot` and `changes` when it is the cache's latest state: where the cells (read-cells.ts)
+ * still show that count, the asker may give the same answer again without asking.
+ */
+export interface GetReply {
+  object: ObjectBytes | null;
+  revision: Revision;
+  slot?: number | undefined;
+  changes?: number | undefined;
+}
+
+export type ReplyValue = ObjectBytes | GetReply | ListReply | ShardStats | { ensured: string } | ProfileReply;
 
 export type ShardError = WireStorageError | { code: 'Internal' | 'BadRequest' | 'NotServed'; message: string };
 
@@ -167,6 +178,8 @@ export type ShardMessage =
   | { t: 'err'; id: number; error: ShardError }
   /** Frames (concatenated) for watchers `ids`, current up to `revision`. */
   | { t: 'frames'; ids: readonly number[]; frames: Uint8Array; revision: Revision }
+  /** First on every channel where the store publishes its revision: the shard's ReadCells and that revision's cell. */
+  | { t: 'readCells'; cells: SharedArrayBuffer; storeRevision: SharedArrayBuffer }
   /** The next piece of the streamed list answer `id` (its reply came first). */
   | { t: 'piece'; id: number; bytes: Uint8Array }
   /** Watchers ended by the shard. */

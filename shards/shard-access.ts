@@ -7,7 +7,7 @@
  */
 import type { Revision } from '../src/storage/interface.ts';
 import type { ShardCall, WatchRequestBody, WatchSink } from './shard-client.ts';
-import type { Filter, ListEncoding, ListReply, ObjectBytes, ProfileReply, ReadMode, ReplyValue, ResourceSpec, ShardStats } from './protocol.ts';
+import type { Filter, GetReply, ListEncoding, ListReply, ObjectBytes, ProfileReply, ReadMode, ReplyValue, ResourceSpec, ShardStats } from './protocol.ts';
 
 export interface ListPage {
   startKey?: string | undefined;
@@ -19,7 +19,7 @@ export interface ListPage {
 }
 
 export interface ShardAccess {
-  get(resource: string, key: string, read: ReadMode): Promise<{ object: ObjectBytes | null; revision: Revision }>;
+  get(resource: string, key: string, read: ReadMode): Promise<GetReply>;
   list(resource: string, read: ReadMode, filter: Filter, page?: ListPage): Promise<ListReply>;
   create(resource: string, key: string, value: Uint8Array): Promise<ObjectBytes>;
   update(resource: string, key: string, value: Uint8Array, expectedRevision: Revision): Promise<ObjectBytes>;
@@ -46,6 +46,8 @@ export interface ShardAccess {
 /** One shard as seen from the calling thread: its channel. */
 export interface ShardEndpoint {
   call<T extends ReplyValue>(req: ShardCall): Promise<T>;
+  /** One object, from the answers this thread keeps where they still hold (object-read-cache.ts). */
+  get(resource: string, key: string, read: ReadMode): Promise<GetReply>;
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void };
   readonly pendingCount: number;
   watchersByResource(): Map<string, number>;
@@ -81,8 +83,8 @@ export abstract class RoutedCalls implements ShardAccess {
     return p;
   }
 
-  get(resource: string, key: string, read: ReadMode): Promise<{ object: ObjectBytes | null; revision: Revision }> {
-    return this.#timed('get', resource, this.endpointOf(resource).call({ op: 'get', resource, key, read }));
+  get(resource: string, key: string, read: ReadMode): Promise<GetReply> {
+    return this.#timed('get', resource, this.endpointOf(resource).get(resource, key, read));
   }
 
   list(resource: string, read: ReadMode, filter: Filter, page: ListPage = {}): Promise<ListReply> {

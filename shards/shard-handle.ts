@@ -12,7 +12,7 @@ import type { Revision } from '../src/storage/interface.ts';
 import type { ShardStoreConfig } from '../src/storage/config.ts';
 import type { ShardRuntimeOptions } from './shard-runtime.ts';
 import type { ShardAttachTask, ShardInitTask } from '../workers/shard-worker.ts';
-import type { ReplyValue, ResourceSpec } from './protocol.ts';
+import type { GetReply, ReadMode, ReplyValue, ResourceSpec } from './protocol.ts';
 import { ShardClient, mergeResumeRevisions, type ShardCall, type WatchRequestBody, type WatchSink } from './shard-client.ts';
 
 export { ShardCallError, type WatchRequestBody, type WatchSink } from './shard-client.ts';
@@ -125,6 +125,15 @@ export class ShardHandle {
   /** Sends a request to the shard and waits for its reply. */
   call<T extends ReplyValue>(req: ShardCall): Promise<T> {
     return this.#client.call<T>(req);
+  }
+
+  get(resource: string, key: string, read: ReadMode): Promise<GetReply> {
+    return this.#client.get(resource, key, read);
+  }
+
+  /** See ShardClient.readCacheStats. */
+  readCacheStats(): { hits: number; misses: number; entries: number } | null {
+    return this.#client.readCacheStats();
   }
 
   /** Serves `spec` from now on (a custom resource type); asked again of a restarted thread. */

@@ -30,6 +30,7 @@ import { BatchedPort, concatOwned, type PortLike } from './batched-port.ts';
 import { LIST_PIECE_BYTES, LIST_STREAM_MIN_BYTES, joinedJsonLength, jsonPieces, keepingPieces, writeItem } from './list-pieces.ts';
 import { DEFAULT_LIST_RESULT_CACHE, itemBuffer, ListResultCache, type ListResultCacheOptions } from './list-result-cache.ts';
 import { takeProfile } from '../src/server/thread-profile.ts';
+import { ReadCells } from './read-cells.ts';
 import type {
   ListEncoding,
   ListReply,
@@ -66,6 +67,11 @@ export interface ShardRuntimeOptions {
   listStreamBytes?: number;
   /** The size of those pieces. */
   listPieceBytes?: number;
+  /**
+   * The store's committed revision in shared memory (storage/shared-revision.ts; the embedded store): with it
+   * the shard publishes its caches' progress to its clients' read caches (read-cells.ts).
+   */
+  storeRevisionCell?: SharedArrayBuffer | undefined;
 }
 
 const COMMA_BYTE = 0x2c;
@@ -95,7 +101,12 @@ export class ShardRuntime {
   /** Member lists split by client, per member list (lists are never mutated once handed out). */
   #splits = new WeakMap<readonly number[], ReadonlyArray<{ slot: number; ids: readonly number[] }>>();
   readonly #resources = new Map<string, CachedResource>();
-  readonly #opts: Required<Omit<ShardRuntimeOptions, 'loadAt' | 'listResultCache'>>;
+  readonly #opts: Required<Omit<ShardRuntimeOptions, 'loadAt' | 'listResultCache' | 'storeRevisionCell'>>;
+  /**
+   * Where each cache publishes how far it is, for the clients' read caches (read-cells.ts); only
+   * where the store publishes its committed revision (the embedded store), which clients also need.
+   */
+  readonly #readCells: { cells: ReadCells; storeRevision: SharedArrayBuffer } | undefined;
   readonly #listResults: ListResultCache;
   readonly #timers: NodeJS.Timeout[] = [];
   /** Per resource with a TTL, on a store that cannot expire keys: the sweeper deleting expired objects. */
@@ -114,6 +125,7 @@ export class ShardRuntime {
       listPieceBytes: opts.listPieceBytes ?? LIST_PIECE_BYTES,
     };
     this.#listResults = new ListResultCache(opts.listResultCache ?? DEFAULT_LIST_RESULT_CACHE);
+    this.#readCells = opts.storeRevisionCell === undefined ? undefined : { cells: ReadCells.allocate(), storeRevision: opts.storeRevisionCell };
     this.#addClient(port);
     this.#loadAt = opts.loadAt;
     for (const spec of resources) this.#resources.set(spec.groupResource, this.#cachedResource(spec));
@@ -138,14 +150,22 @@ export class ShardRuntime {
       ['json', jsonFrames],
       ['protobuf', protobufFrames(gvk)],
     ]);
+    const cells = this.#readCells?.cells;
+    const readSlot = cells?.claim();
     const cache = new WatchCache({
       prefix: spec.prefix,
       codec,
       window: { minEvents: spec.cacheSize, maxEvents: this.#opts.maxWindowEvents, retentionMs: this.#opts.retentionMs },
       encoders,
       output: this.#output(),
+      publish: readSlot === undefined ? undefined : (revision, changes) => cells!.publish(readSlot, revision, changes),
     });
-    return new CachedResource(spec, codec, gvk, cache, { store: this.#store, loadPageSize: this.#opts.loadPageSize, resumeAt: this.#loadAt?.[spec.groupResource] });
+    return new CachedResource(spec, codec, gvk, cache, {
+      store: this.#store,
+      loadPageSize: this.#opts.loadPageSize,
+      resumeAt: this.#loadAt?.[spec.groupResource],
+      readSlot,
+    });
   }
 
   /**
@@ -202,6 +222,8 @@ export class ShardRuntime {
       for (const req of reqs) this.#handleOne(req, slot);
     });
     this.#clients[slot] = client;
+    // First on every channel: what its read cache checks answers against (object-read-cache.ts).
+    if (this.#readCells !== undefined) client.send({ t: 'readCells', cells: this.#readCells.cells.buffer, storeRevision: this.#readCells.storeRevision });
     port.on('close', () => {
       if (this.#clients[slot] === client) this.#dropClient(slot);
     });
@@ -447,6 +469,10 @@ export class ShardRuntime {
           obj = kv === null ? null : r.codec.decode(kv.key, kv.value, kv.modRevision, kv.stale);
         } else {
           obj = r.cache.get(req.key, at.revision);
+          // The latest state, as the cells count it: the asker may answer this read again while the count holds.
+          if (at.revision === undefined && r.readSlot !== undefined && obj !== null) {
+            return { object: bytesOf(obj), revision: r.cache.revision, slot: r.readSlot, changes: r.cache.changes };
+          }
         }
         return { object: obj === null ? null : bytesOf(obj), revision: at.revision ?? r.cache.revision };
       }

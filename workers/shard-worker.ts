@@ -67,7 +67,11 @@ export default async function shardTask(task: ShardInitTask | ShardStopTask | Sh
       : await openOwnedStore(task.store);
   // Encryption at rest sits between the caches and the store: only sealed bytes reach the WAL, snapshots or etcd.
   store = task.store.encryption === undefined ? raw : await encryptingStore(raw, task.store.encryption, task.resources);
-  runtime = new ShardRuntime(store, task.resources, task.port, { ...task.options, loadAt: task.loadAt });
+  runtime = new ShardRuntime(store, task.resources, task.port, {
+    ...task.options,
+    loadAt: task.loadAt,
+    ...(task.store.backend === 'embedded' && task.storeRevisionCell !== undefined ? { storeRevisionCell: task.storeRevisionCell } : {}),
+  });
   await runtime.start();
   return { ok: true };
 }

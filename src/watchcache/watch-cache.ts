@@ -31,6 +31,11 @@ export interface WatchCacheOptions {
   encoders: FrameEncoders;
   output: WatchOutput;
   now?: () => number;
+  /**
+   * Told the cache's revision and its count of changes each time either moves,
+   * before anything else runs in this thread (shards/read-cells.ts publishes them).
+   */
+  publish?: ((revision: Revision, changes: number) => void) | undefined;
 }
 
 export interface CacheListOptions {
@@ -82,6 +87,9 @@ export class WatchCache {
   #revision: Revision = 0;
   /** Revision of the last change to the objects (a reset, or an event applied): the state is the same from here to #revision. */
   #changedAt: Revision = 0;
+  /** Changes to the objects so far (resets and events applied): equal counts, equal objects. */
+  #changes = 0;
+  readonly #publish: ((revision: Revision, changes: number) => void) | undefined;
   /** Revision of the initial list; the window is complete from here. */
   #listRevision: Revision = 0;
   #ready = false;
@@ -95,6 +103,7 @@ export class WatchCache {
     this.#window = new EventWindow(opts.window);
     this.#now = opts.now ?? Date.now;
     this.#watchers = new WatcherGroups(opts.encoders, opts.output, opts.codec);
+    this.#publish = opts.publish;
   }
 
   /** The newest revision the cache reflects. */
@@ -109,6 +118,11 @@ export class WatchCache {
    */
   get changedAt(): Revision {
     return this.#changedAt;
+  }
+
+  /** How many times the objects changed (a reset or an applied event each): a read made at the same count reads the same. */
+  get changes(): number {
+    return this.#changes;
   }
 
   get ready(): boolean {
@@ -147,9 +161,11 @@ export class WatchCache {
     this.#window.clear();
     this.#revision = revision;
     this.#changedAt = revision;
+    this.#changes++;
     this.#listRevision = revision;
     this.#recentlyWritten.clear();
     this.#ready = true;
+    this.#publish?.(this.#revision, this.#changes);
     this.#wakeFreshWaiters();
   }
 
@@ -177,10 +193,12 @@ export class WatchCache {
         }
         this.#objects.set(ev.key, object);
         this.#changedAt = ev.revision;
+        this.#changes++;
         const type: CacheEventType = prev === null ? 'ADDED' : 'MODIFIED';
         cacheEvent = { type, revision: ev.revision, key: ev.key, object, prev, receivedAt: now };
       } else {
         this.#objects.delete(ev.key);
+        this.#changes++;
         const last =
           ev.prevValue !== null
             ? this.#codec.decode(ev.key, ev.prevValue, ev.revision)
@@ -199,6 +217,8 @@ export class WatchCache {
       batch.push(cacheEvent);
     }
     if (this.#recentlyWritten.size > 1024) this.#recentlyWritten.clear();
+    // Published before the fan-out: a watcher's client that reads the object next must not find it unchanged.
+    this.#publish?.(this.#revision, this.#changes);
     if (batch.length > 0) this.#watchers.dispatch(batch, this.#revision);
     this.#watchers.promotePending(this.#revision, (after) => this.#window.after(after));
     this.#wakeFreshWaiters();
@@ -208,6 +228,7 @@ export class WatchCache {
   markProgress(revision: Revision): void {
     if (revision <= this.#revision) return;
     this.#revision = revision;
+    this.#publish?.(this.#revision, this.#changes);
     this.#watchers.promotePending(this.#revision, (after) => this.#window.after(after));
     this.#wakeFreshWaiters();
   }

@@ -37,7 +37,7 @@ class Collector implements WatchOutput {
 const pod = (ns: string, name: string, labels: Record<string, string> = {}, phase = 'Running'): Uint8Array =>
   serializeForStorage({ kind: 'Pod', apiVersion: 'v1', metadata: { name, namespace: ns, labels }, spec: { nodeName: labels['node'] }, status: { phase } });
 
-function setup(windowOpts = { minEvents: 100, maxEvents: 1000, retentionMs: 300_000 }) {
+function setup(windowOpts = { minEvents: 100, maxEvents: 1000, retentionMs: 300_000 }, publish?: (revision: Revision, changes: number) => void) {
   const out = new Collector();
   const cache = new WatchCache({
     prefix: '/pods/',
@@ -45,6 +45,7 @@ function setup(windowOpts = { minEvents: 100, maxEvents: 1000, retentionMs: 300_
     window: windowOpts,
     encoders: new Map([['json', jsonFrames]]),
     output: out,
+    publish,
   });
   const live = new Map<string, { value: Uint8Array; create: Revision; mod: Revision }>();
   let rev = 10;
@@ -102,6 +103,33 @@ describe('WatchCache', () => {
     assert.equal(cache.changedAt, gone, 'progress changes no object');
     cache.reset([], gone + 10);
     assert.equal(cache.changedAt, gone + 10, 'a reset is a change');
+  });
+
+  it('publishes its revision and count of changes whenever either moves, before its watchers hear of a change', () => {
+    const published: string[] = [];
+    let sendsWhenPublished = -1;
+    let sends = (): number => 0;
+    const { cache, out, put, del, rev } = setup(undefined, (revision, changes) => {
+      published.push(`${revision}/${changes}`);
+      sendsWhenPublished = sends();
+    });
+    sends = () => out.sends;
+    assert.deepEqual(published, [`${rev()}/1`], 'the load is published as the first change');
+    cache.watch({ id: 1, startRevision: rev(), predicate: makePredicate({}), encoding: 'json', bookmarks: false, initialEventsEnd: false });
+    const sendsBefore = out.sends;
+    const r1 = put('a', 'p1');
+    assert.equal(published.at(-1), `${r1}/2`);
+    assert.equal(sendsWhenPublished, sendsBefore, 'published before the event went to the watcher');
+    assert.equal(out.sends, sendsBefore + 1);
+    const r2 = del('a', 'p1');
+    assert.equal(published.at(-1), `${r2}/3`, 'a delete is a change');
+    cache.markProgress(r2 + 4);
+    assert.equal(published.at(-1), `${r2 + 4}/3`, 'progress moves the revision only');
+    cache.markProgress(r2 + 1);
+    assert.equal(published.length, 4, 'an older progress publishes nothing');
+    cache.reset([], r2 + 9);
+    assert.equal(published.at(-1), `${r2 + 9}/4`, 'a reset is a change');
+    assert.equal(cache.changes, 4);
   });
 
   it('lists an exact snapshot at a past revision in the window', () => {

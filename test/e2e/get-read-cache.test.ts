@@ -1,0 +1,198 @@
+/**
+ * GETs answered again from a serving thread's kept answers
+ * (shards/object-read-cache.ts) are still consistent reads: over many
+ * connections spread on two serving threads (the uWS port with
+ * SO_REUSEPORT, and the secure port), a GET after an acknowledged update,
+ * delete or re-create through any other connection sees it, however often
+ * the object was read before; a write to another type of the same shard
+ * leaves the answers good. With one serving thread the kept answers are
+ * seen to be used: consistent and resourceVersion=0 GETs of an unchanged
+ * object do not reach the shard, an exact resourceVersion does.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import { readFileSync } from 'node:fs';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { UWS_DISABLED } from '../support/uws-toggle.ts';
+
+const NS = '/api/v1/namespaces/default/configmaps';
+
+interface Answer {
+  status: number;
+  body: { metadata?: { uid?: string; resourceVersion?: string }; data?: Record<string, string> };
+}
+
+/** One keep-alive TLS connection: every request on it goes to the thread that accepted it. */
+class Conn {
+  readonly #agent: https.Agent;
+  constructor(
+    readonly port: number,
+    ca: Buffer,
+    private readonly token: string,
+  ) {
+    this.#agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca });
+  }
+
+  request(method: string, path: string, body?: unknown): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const req = https.request(
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          method,
+          path,
+          agent: this.#agent,
+          servername: 'localhost',
+          headers: {
+            accept: 'application/json',
+            authorization: `Bearer ${this.token}`,
+            ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(payload.length) }),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Answer['body'] }));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
+
+const configMap = (name: string, v: string): unknown => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v } });
+
+describe('kept GET answers over two serving threads', () => {
+  let t: TestServer;
+  let conns: Conn[];
+
+  before(async () => {
+    t = await startTestServer(['--frontend-threads=2']);
+    const ca = readFileSync(t.server.files.caCertPath);
+    const token = t.server.files.adminToken;
+    // Six on the uWS port (the kernel spreads them over both threads) and six on the secure port.
+    const ports = [...(UWS_DISABLED ? [] : Array<number>(6).fill(t.uwsPort!)), ...Array<number>(6).fill(t.securePort)];
+    conns = ports.map((port) => new Conn(port, ca, token));
+  });
+
+  after(async () => {
+    for (const c of conns ?? []) c.close();
+    await t?.stop();
+  });
+
+  it('reads every acknowledged update, delete and re-create made through another connection', async () => {
+    const names = ['rc-0', 'rc-1', 'rc-2'];
+    for (const name of names) assert.equal((await conns[0]!.request('POST', NS, configMap(name, '0'))).status, 201);
+    let seed = 7;
+    const pick = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % conns.length;
+    };
+    for (let i = 1; i <= 150; i++) {
+      const name = names[i % names.length]!;
+      const writer = conns[pick()]!;
+      let reader = conns[pick()]!;
+      if (reader === writer) reader = conns[(conns.indexOf(writer) + 1) % conns.length]!;
+      // Read first, twice, so that the reader's thread keeps the old answer.
+      for (let k = 0; k < 2; k++) assert.equal((await reader.request('GET', `${NS}/${name}`)).status, 200);
+      const put = await writer.request('PUT', `${NS}/${name}`, configMap(name, String(i)));
+      assert.equal(put.status, 200);
+      const got = await reader.request('GET', `${NS}/${name}`);
+      assert.equal(got.status, 200);
+      assert.equal(got.body.data?.['v'], String(i), `round ${i}: a read after the update was acknowledged`);
+      assert.equal(got.body.metadata?.resourceVersion, put.body.metadata?.resourceVersion);
+    }
+    for (let i = 0; i < 12; i++) {
+      const writer = conns[i % conns.length]!;
+      const reader = conns[(i + 5) % conns.length]!;
+      const name = `rc-life-${i}`;
+      assert.equal((await writer.request('POST', NS, configMap(name, 'first'))).status, 201);
+      const first = await reader.request('GET', `${NS}/${name}`);
+      assert.equal((await reader.request('GET', `${NS}/${name}`)).body.metadata?.uid, first.body.metadata?.uid);
+      assert.equal((await writer.request('DELETE', `${NS}/${name}`)).status, 200);
+      assert.equal((await reader.request('GET', `${NS}/${name}`)).status, 404, 'a read after the delete was acknowledged');
+      const again = await writer.request('POST', NS, configMap(name, 'second'));
+      assert.equal(again.status, 201);
+      const second = await reader.request('GET', `${NS}/${name}`);
+      assert.equal(second.body.metadata?.uid, again.body.metadata?.uid, 'the re-created object, not the first');
+      assert.notEqual(second.body.metadata?.uid, first.body.metadata?.uid);
+      assert.equal(second.body.data?.['v'], 'second');
+    }
+  });
+
+  it('keeps answers good across writes to other types of the same shard', async () => {
+    const c = conns[0]!;
+    assert.equal((await c.request('POST', NS, configMap('rc-other', 'x'))).status, 201);
+    for (let i = 0; i < 5; i++) {
+      const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `rc-s-${i}` }, data: { k: 'dg==' } };
+      assert.equal((await conns[(i + 1) % conns.length]!.request('POST', '/api/v1/namespaces/default/secrets', secret)).status, 201);
+      const got = await c.request('GET', `${NS}/rc-other`);
+      assert.equal(got.status, 200);
+      assert.equal(got.body.data?.['v'], 'x');
+    }
+  });
+});
+
+describe('kept GET answers in one serving thread', () => {
+  let t: TestServer;
+
+  before(async () => {
+    t = await startTestServer(['--frontend-threads=1']);
+  });
+
+  after(async () => {
+    await t?.stop();
+  });
+
+  it('answers consistent and resourceVersion=0 GETs of an unchanged object without the shard, exact ones through it', async () => {
+    assert.equal((await t.request('POST', NS, configMap('rc-one', '1'))).status, 201);
+    const shard = t.server.router.shardOf('/configmaps');
+    const stats = (): { hits: number; misses: number } => {
+      const s = shard.readCacheStats();
+      assert.ok(s !== null, 'the embedded store publishes its revision: answers are kept');
+      return s;
+    };
+    const first = await t.request('GET', `${NS}/rc-one`);
+    assert.equal(first.status, 200);
+    const rv = first.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    // A write anywhere in the store (a controller's lease) makes the next read ask the shard once, and other
+    // readers of this thread may hit meanwhile: a round counts when it saw exactly the hits of its 4 plain reads.
+    const counted: number[] = [];
+    for (let round = 0; round < 5 && counted.at(-1) !== 4; round++) {
+      const before = stats().hits;
+      for (const query of ['', '?resourceVersion=0', `?resourceVersion=${rv}`, `?resourceVersion=${rv}&resourceVersionMatch=Exact`, '', '?resourceVersion=0']) {
+        const got = await t.request('GET', `${NS}/rc-one${query}`);
+        if (query.includes('Exact')) {
+          assert.ok(got.status === 200 || got.status === 400, `exact read: ${got.status}`);
+          continue;
+        }
+        assert.equal(got.status, 200);
+        assert.equal(got.body, first.body, 'the same bytes');
+      }
+      counted.push(stats().hits - before);
+    }
+    assert.equal(counted.at(-1), 4, `hits per round of 4 plain and 2 revision-bound reads: ${counted.join(', ')}`);
+
+    // An update through the same thread: the next read misses, then is kept again.
+    const put = await t.request('PUT', `${NS}/rc-one`, configMap('rc-one', '2'));
+    assert.equal(put.status, 200);
+    const missesBefore = stats().misses;
+    const after = await t.request('GET', `${NS}/rc-one`);
+    assert.equal(after.json<{ data: { v: string } }>().data.v, '2');
+    assert.ok(stats().misses > missesBefore, 'the changed type is read from the shard');
+    let kept = false;
+    for (let round = 0; round < 5 && !kept; round++) {
+      const hitsBefore = stats().hits;
+      assert.equal((await t.request('GET', `${NS}/rc-one`)).body, after.body);
+      kept = stats().hits === hitsBefore + 1;
+    }
+    assert.ok(kept, 'the new answer is kept');
+  });
+});
