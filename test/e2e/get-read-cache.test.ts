@@ -11,10 +11,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { UWS_DISABLED } from '../support/uws-toggle.ts';
+import { KeepAliveConnection } from '../support/keepalive-connection.ts';
 
 const NS = '/api/v1/namespaces/default/configmaps';
 
@@ -23,47 +23,11 @@ interface Answer {
   body: { metadata?: { uid?: string; resourceVersion?: string }; data?: Record<string, string> };
 }
 
-/** One keep-alive TLS connection: every request on it goes to the thread that accepted it. */
-class Conn {
-  readonly #agent: https.Agent;
-  constructor(
-    readonly port: number,
-    ca: Buffer,
-    private readonly token: string,
-  ) {
-    this.#agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca });
-  }
-
-  request(method: string, path: string, body?: unknown): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const req = https.request(
-        {
-          host: '127.0.0.1',
-          port: this.port,
-          method,
-          path,
-          agent: this.#agent,
-          servername: 'localhost',
-          headers: {
-            accept: 'application/json',
-            authorization: `Bearer ${this.token}`,
-            ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(payload.length) }),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Answer['body'] }));
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  close(): void {
-    this.#agent.destroy();
+/** A keep-alive connection whose answers are read as JSON. */
+class Conn extends KeepAliveConnection {
+  async json(method: string, path: string, body?: unknown): Promise<Answer> {
+    const answer = await this.request(method, path, body);
+    return { status: answer.status, body: JSON.parse(answer.text || '{}') as Answer['body'] };
   }
 }
 
@@ -89,7 +53,7 @@ describe('kept GET answers over two serving threads', () => {
 
   it('reads every acknowledged update, delete and re-create made through another connection', async () => {
     const names = ['rc-0', 'rc-1', 'rc-2'];
-    for (const name of names) assert.equal((await conns[0]!.request('POST', NS, configMap(name, '0'))).status, 201);
+    for (const name of names) assert.equal((await conns[0]!.json('POST', NS, configMap(name, '0'))).status, 201);
     let seed = 7;
     const pick = (): number => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -101,10 +65,10 @@ describe('kept GET answers over two serving threads', () => {
       let reader = conns[pick()]!;
       if (reader === writer) reader = conns[(conns.indexOf(writer) + 1) % conns.length]!;
       // Read first, twice, so that the reader's thread keeps the old answer.
-      for (let k = 0; k < 2; k++) assert.equal((await reader.request('GET', `${NS}/${name}`)).status, 200);
-      const put = await writer.request('PUT', `${NS}/${name}`, configMap(name, String(i)));
+      for (let k = 0; k < 2; k++) assert.equal((await reader.json('GET', `${NS}/${name}`)).status, 200);
+      const put = await writer.json('PUT', `${NS}/${name}`, configMap(name, String(i)));
       assert.equal(put.status, 200);
-      const got = await reader.request('GET', `${NS}/${name}`);
+      const got = await reader.json('GET', `${NS}/${name}`);
       assert.equal(got.status, 200);
       assert.equal(got.body.data?.['v'], String(i), `round ${i}: a read after the update was acknowledged`);
       assert.equal(got.body.metadata?.resourceVersion, put.body.metadata?.resourceVersion);
@@ -113,14 +77,14 @@ describe('kept GET answers over two serving threads', () => {
       const writer = conns[i % conns.length]!;
       const reader = conns[(i + 5) % conns.length]!;
       const name = `rc-life-${i}`;
-      assert.equal((await writer.request('POST', NS, configMap(name, 'first'))).status, 201);
-      const first = await reader.request('GET', `${NS}/${name}`);
-      assert.equal((await reader.request('GET', `${NS}/${name}`)).body.metadata?.uid, first.body.metadata?.uid);
-      assert.equal((await writer.request('DELETE', `${NS}/${name}`)).status, 200);
-      assert.equal((await reader.request('GET', `${NS}/${name}`)).status, 404, 'a read after the delete was acknowledged');
-      const again = await writer.request('POST', NS, configMap(name, 'second'));
+      assert.equal((await writer.json('POST', NS, configMap(name, 'first'))).status, 201);
+      const first = await reader.json('GET', `${NS}/${name}`);
+      assert.equal((await reader.json('GET', `${NS}/${name}`)).body.metadata?.uid, first.body.metadata?.uid);
+      assert.equal((await writer.json('DELETE', `${NS}/${name}`)).status, 200);
+      assert.equal((await reader.json('GET', `${NS}/${name}`)).status, 404, 'a read after the delete was acknowledged');
+      const again = await writer.json('POST', NS, configMap(name, 'second'));
       assert.equal(again.status, 201);
-      const second = await reader.request('GET', `${NS}/${name}`);
+      const second = await reader.json('GET', `${NS}/${name}`);
       assert.equal(second.body.metadata?.uid, again.body.metadata?.uid, 'the re-created object, not the first');
       assert.notEqual(second.body.metadata?.uid, first.body.metadata?.uid);
       assert.equal(second.body.data?.['v'], 'second');
@@ -129,11 +93,11 @@ describe('kept GET answers over two serving threads', () => {
 
   it('keeps answers good across writes to other types of the same shard', async () => {
     const c = conns[0]!;
-    assert.equal((await c.request('POST', NS, configMap('rc-other', 'x'))).status, 201);
+    assert.equal((await c.json('POST', NS, configMap('rc-other', 'x'))).status, 201);
     for (let i = 0; i < 5; i++) {
       const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `rc-s-${i}` }, data: { k: 'dg==' } };
-      assert.equal((await conns[(i + 1) % conns.length]!.request('POST', '/api/v1/namespaces/default/secrets', secret)).status, 201);
-      const got = await c.request('GET', `${NS}/rc-other`);
+      assert.equal((await conns[(i + 1) % conns.length]!.json('POST', '/api/v1/namespaces/default/secrets', secret)).status, 201);
+      const got = await c.json('GET', `${NS}/rc-other`);
       assert.equal(got.status, 200);
       assert.equal(got.body.data?.['v'], 'x');
     }

@@ -16,17 +16,11 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { KeepAliveConnection } from '../support/keepalive-connection.ts';
 import { SKIP_WITHOUT_UWS } from '../support/uws-toggle.ts';
 import { names } from '../../src/naming/index.ts';
 import { decodeObject } from '../../src/protobuf/index.ts';
 import { TEST_HOOKS_ENV, nodeReusePortSupported } from '../../src/server/frontend-threads.ts';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  raw: Buffer;
-  text: string;
-}
 
 interface WatchLine {
   type: string;
@@ -34,47 +28,9 @@ interface WatchLine {
 }
 
 /** One TLS connection to the uWS port, kept alive so that every request on it goes to the same thread. */
-class Conn {
-  readonly #agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
-  constructor(
-    private readonly t: TestServer,
-    private readonly ca: Buffer,
-    /** The uWS port by default. */
-    private readonly port: number = t.uwsPort!,
-  ) {}
-
-  request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const req = https.request(
-        {
-          host: '127.0.0.1',
-          port: this.port,
-          method,
-          path,
-          agent: this.#agent,
-          ca: this.ca,
-          servername: 'localhost',
-          headers: {
-            accept: 'application/json',
-            authorization: `Bearer ${this.t.server.files.adminToken}`,
-            ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
-            ...headers,
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const raw = Buffer.concat(chunks);
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, raw, text: raw.toString('utf8') });
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
+class Conn extends KeepAliveConnection {
+  constructor(t: TestServer, ca: Buffer, port: number = t.uwsPort!) {
+    super(port, ca, t.server.files.adminToken);
   }
 
   /** A JSON watch on this connection (it holds the connection until closed). */
@@ -85,10 +41,10 @@ class Conn {
           host: '127.0.0.1',
           port: this.port,
           path,
-          agent: this.#agent,
+          agent: this.agent,
           ca: this.ca,
           servername: 'localhost',
-          headers: { accept: 'application/json', authorization: `Bearer ${this.t.server.files.adminToken}` },
+          headers: { accept: 'application/json', authorization: `Bearer ${this.token}` },
         },
         (res) => {
           assert.equal(res.statusCode, 200);
@@ -117,10 +73,6 @@ class Conn {
     assert.equal(moved.length, 1, `exactly one thread served the second scrape: ${JSON.stringify(moved)}`);
     assert.equal(moved[0]![1] - (first.get(moved[0]![0]) ?? 0), 1);
     return moved[0]![0];
-  }
-
-  close(): void {
-    this.#agent.destroy();
   }
 }
 
