@@ -88,6 +88,44 @@ describe('jsonPieces', () => {
     }
   });
 
+  it('joins shared pieces (through the staging buffer) to the same bytes, and interleaved lists never mix', () => {
+    const shared = (bytes: number): Uint8Array => new Uint8Array(new SharedArrayBuffer(bytes));
+    const rand = seededRandom(4242);
+    for (let round = 0; round < 200; round++) {
+      const mix = (letter: number): JoinedItem[] =>
+        Array.from({ length: 1 + rand(12) }, () =>
+          rand(3) === 0
+            ? item(`{"metadata":{"name":"${String.fromCharCode(letter).repeat(1 + rand(9))}"}}`)
+            : item(`{${TYPE_META}"v":"${String.fromCharCode(letter).repeat(1 + rand(30))}"}`, TYPE_META.length),
+        );
+      const a = mix(97);
+      const b = mix(98);
+      const pieceBytes = 1 + rand(40);
+      const bare = rand(2) === 0;
+      const genA = jsonPieces(a, joinedJsonLength(a, bare), pieceBytes, shared, bare);
+      const genB = jsonPieces(b, joinedJsonLength(b, bare), pieceBytes, shared, bare);
+      // A piece of each in turn, as two lists streamed by one shard go a piece per turn.
+      const gotA: Uint8Array[] = [];
+      const gotB: Uint8Array[] = [];
+      for (let doneA = false, doneB = false; !doneA || !doneB; ) {
+        if (!doneA) {
+          const step = genA.next();
+          if (step.done === true) doneA = true;
+          else gotA.push(step.value);
+        }
+        if (!doneB) {
+          const step = genB.next();
+          if (step.done === true) doneB = true;
+          else gotB.push(step.value);
+        }
+      }
+      const join = bare ? wholeBare : whole;
+      assert.equal(Buffer.concat(gotA).toString('utf8'), join(a), `round ${round}: the first list`);
+      assert.equal(Buffer.concat(gotB).toString('utf8'), join(b), `round ${round}: the second list`);
+      assert.ok([...gotA, ...gotB].every((p) => p.buffer instanceof SharedArrayBuffer));
+    }
+  });
+
   it('copies: pieces taken earlier keep their bytes while later ones are made', () => {
     const items = ['{"a":1}', '{"b":2}', '{"c":3}'].map(item);
     const gen = jsonPieces(items, joinedJsonLength(items), 4);
