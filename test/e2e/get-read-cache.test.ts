@@ -15,6 +15,8 @@ import { readFileSync } from 'node:fs';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { UWS_DISABLED } from '../support/uws-toggle.ts';
 import { KeepAliveConnection } from '../support/keepalive-connection.ts';
+import { names } from '../../src/naming/index.ts';
+import { decodeObject } from '../../src/protobuf/index.ts';
 
 const NS = '/api/v1/namespaces/default/configmaps';
 
@@ -158,5 +160,29 @@ describe('kept GET answers in one serving thread', () => {
       kept = stats().hits === hitsBefore + 1;
     }
     assert.ok(kept, 'the new answer is kept');
+  });
+
+  it('encodes a kept answer to Protobuf once, and a changed object anew', async () => {
+    const pb = { headers: { accept: names.protobufMediaType } };
+    assert.equal((await t.request('POST', NS, configMap('rc-pb', '1'))).status, 201);
+    const decoded = async (): Promise<{ raw: Buffer; v: string; rv: string }> => {
+      const got = await t.request('GET', `${NS}/rc-pb`, undefined, pb);
+      assert.equal(got.status, 200);
+      assert.equal(got.headers['content-type'], names.protobufMediaType);
+      const obj = decodeObject(got.raw).object as { metadata: { name: string; resourceVersion: string }; data: { v: string } };
+      assert.equal(obj.metadata.name, 'rc-pb');
+      return { raw: got.raw, v: obj.data.v, rv: obj.metadata.resourceVersion };
+    };
+    const first = await decoded();
+    const again = await decoded();
+    assert.equal(first.v, '1');
+    assert.deepEqual(again.raw, first.raw, 'the same bytes, however they were made');
+    const json = (await t.request('GET', `${NS}/rc-pb`)).json<{ metadata: { resourceVersion: string } }>();
+    assert.equal(json.metadata.resourceVersion, first.rv, 'the same object as JSON');
+    assert.equal((await t.request('PUT', `${NS}/rc-pb`, configMap('rc-pb', '2'))).status, 200);
+    const changed = await decoded();
+    assert.equal(changed.v, '2', 'a changed object is encoded anew');
+    assert.notEqual(changed.rv, first.rv);
+    assert.deepEqual((await decoded()).raw, changed.raw);
   });
 });
