@@ -22,6 +22,7 @@ import { OPAQUE_FIELD_TYPES, SUPPLEMENT_MESSAGES, GO_PRESENCE } from '../protobu
 import { MAX_NESTING_DEPTH, valueDepthExceeded } from './depth.ts';
 import {
   base64Error,
+  canonicalBase64,
   goShortName,
   goStructName,
   goValueWord,
@@ -418,8 +419,11 @@ const checkBytes: Check = (v, c) => {
   const e = base64Error(v);
   if (e !== undefined) throw new TypedDecodeError(e);
   // Go's decoder skips \r and \n, and Go writes the bytes back without them: store what every representation
-  // (Protobuf carries the bytes) reads back (fuzz seed 12, case 215013: a YAML block scalar's final newline).
-  if (v.includes('\n') || v.includes('\r')) c.replacement = v.replace(/[\r\n]/g, '');
+  // (Protobuf carries the bytes) reads back (fuzz seed 12, case 215013: a YAML block scalar's final newline);
+  // likewise a last quantum's unused bits, which Go drops (fuzz seed 1302, case 20404: "o05=" read back "o04=").
+  const text = v.includes('\n') || v.includes('\r') ? v.replace(/[\r\n]/g, '') : v;
+  const canonical = canonicalBase64(text);
+  if (canonical !== v) c.replacement = canonical;
 };
 
 /** Quantity's UnmarshalJSON parses the raw JSON text: numbers are fine, anything else must parse. */

@@ -65,6 +65,23 @@ export function base64Error(s: string): string | undefined {
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * Valid base64 (see base64Error) as Go writes its bytes back: Go's StdEncoding takes a last quantum whose
+ * unused bits are not zero ("o05=") as the bytes they leave out, and encodes those bytes canonically ("o04="),
+ * in JSON and in Protobuf alike. The input itself when it is canonical already.
+ */
+export function canonicalBase64(text: string): string {
+  const n = text.length;
+  if (n < 4 || text.charCodeAt(n - 1) !== 0x3d /* = */) return text;
+  const twoPads = text.charCodeAt(n - 2) === 0x3d;
+  const at = twoPads ? n - 3 : n - 2;
+  const digit = DIGITS.indexOf(text[at]!);
+  // Two pads: the last digit carries 2 bits of data (4 unused); one pad: 4 bits (2 unused).
+  const kept = digit & (twoPads ? 0x30 : 0x3c);
+  return kept === digit ? text : text.slice(0, at) + DIGITS[kept]! + text.slice(at + 1);
+}
 const ALPHABET = /[A-Za-z0-9+/]/;
 
 function illegal(at: number): string {

@@ -47,6 +47,19 @@ test('well-typed values pass unchanged; null is a zero value', () => {
   assert.deepEqual(pod.decode({ metadata: {}, spec: { containers: [{ name: 'a', resources: { limits: { cpu: '500m', memory: '1Gi' }, requests: { cpu: 1 } } }] } }), []);
 });
 
+test('bytes are kept as Go writes them back: line breaks dropped, unused bits of the last quantum cleared', () => {
+  // Go's StdEncoding reads "o05=" as the bytes of "o04=" (the last digit's unused bits ignored) and writes
+  // those bytes canonically, in JSON as in Protobuf (fuzz seed 1302, case 20404).
+  const obj = { metadata: {}, binaryData: { one: 'o05=', two: 'aGVsbG9=', three: 'aGVsbG8=', split: 'aGVs\nbG8=', none: 'aGVsbG8h' } };
+  assert.deepEqual(configMap.decode(obj), []);
+  assert.deepEqual(obj.binaryData, { one: 'o04=', two: 'aGVsbG8=', three: 'aGVsbG8=', split: 'aGVsbG8=', none: 'aGVsbG8h' });
+  for (const kept of Object.values(obj.binaryData)) assert.equal(Buffer.from(kept, 'base64').toString('base64'), kept, 'canonical');
+  const secret = decoders.forSchema('io.orch.api.core.v1.Secret');
+  const s = { metadata: {}, data: { k: 'jB==' } };
+  assert.deepEqual(secret.decode(s), []);
+  assert.equal(s.data.k, 'jA==');
+});
+
 test('unknown fields are dropped and reported with their full path', () => {
   const obj: Record<string, unknown> = {
     metadata: { name: 'a', nmae: 'b' },
