@@ -12,7 +12,7 @@ import type { Revision } from '../src/storage/interface.ts';
 import { BatchedPort } from './batched-port.ts';
 import { ListPieceQueue, ListPiecesLost } from './list-pieces.ts';
 import type { GetReply, ListReply, ReadMode, ReplyValue, ResourceSpec, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
-import { ObjectReadCache, type ObjectReadCacheLimits } from './object-read-cache.ts';
+import { ObjectReadCache } from './object-read-cache.ts';
 import { ReadCells } from './read-cells.ts';
 import { SharedRevision } from '../src/storage/shared-revision.ts';
 
@@ -49,8 +49,6 @@ export interface ShardClientOptions {
   onLost: () => void;
   /** Told of failures contained here: a watch sink that threw (that watcher is ended). */
   onError?: ((err: unknown, what: string) => void) | undefined;
-  /** Bounds of the GET answers kept per channel (object-read-cache.ts); maxEntries 0 keeps none. */
-  readCache?: ObjectReadCacheLimits | undefined;
 }
 
 export class ShardClient {
@@ -163,13 +161,9 @@ export class ShardClient {
           } else p.resolve(m.value);
           break;
         }
-        case 'readCells': {
-          const limits = this.#opts.readCache;
-          if (limits === undefined || limits.maxEntries > 0) {
-            this.#reads = new ObjectReadCache(new ReadCells(m.cells), new SharedRevision(m.storeRevision), limits);
-          }
+        case 'readCells':
+          this.#reads = new ObjectReadCache(new ReadCells(m.cells), new SharedRevision(m.storeRevision));
           break;
-        }
         case 'piece': {
           const pieces = this.#pieces.get(m.id);
           if (pieces === undefined) break;
