@@ -4,15 +4,9 @@
 # (nghttp2-client) and curl, and a compiled server:
 #   npm run build && loadtest/h2load/protobuf-gets.sh
 set -u
-D=$(mktemp -d /tmp/orch-pb-gets.XXXX)
-SP=$((20000 + RANDOM % 20000)); UP=$((SP + 1))
-node dist/src/main.js --data-dir=$D --secure-port=$SP --uws-port=$UP --bind-address=127.0.0.1 --log-level=warn > /dev/null 2>&1 &
-PID=$!
-trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf $D' EXIT
-for i in $(seq 1 300); do curl -sk -o /dev/null https://127.0.0.1:$UP/readyz 2>/dev/null && break; sleep 0.1; done
-sleep 2
-# The generated admin token: first field of the data dir's tokens.csv. The media type is the naming table's.
-TOKEN=$(awk -F, 'NR==1{print $1}' $D/tokens.csv)
+. "$(dirname "$0")/../lib/server.sh"
+start_server
+# The media type is the naming table's.
 PB=${PROTOBUF_MEDIA_TYPE:-application/vnd.orch.protobuf}
 VALUE=$(head -c 1024 /dev/zero | tr '\0' x)
 for i in $(seq 0 99); do

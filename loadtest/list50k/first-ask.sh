@@ -6,15 +6,8 @@
 # Prints seconds, bytes and HTTP version per LIST.
 set -u
 ROUNDS=${ROUNDS:-3}
-D=$(mktemp -d /tmp/orch-first-ask.XXXX)
-SP=$((20000 + RANDOM % 20000)); UP=$((SP + 1))
-node dist/src/main.js --data-dir=$D --secure-port=$SP --uws-port=$UP --bind-address=127.0.0.1 --log-level=warn > /dev/null 2>&1 &
-PID=$!
-trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf $D' EXIT
-for i in $(seq 1 300); do curl -sk -o /dev/null https://127.0.0.1:$UP/readyz 2>/dev/null && break; sleep 0.1; done
-sleep 2
-# The generated admin token: first field of the data dir's tokens.csv.
-TOKEN=$(awk -F, 'NR==1{print $1}' $D/tokens.csv)
+. "$(dirname "$0")/../lib/server.sh"
+start_server
 curl -sk -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -X POST "https://127.0.0.1:$SP/api/v1/namespaces" \
   -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"l50"}}' -o /dev/null
 echo '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"l-"},"data":{"v":"'$(head -c 1024 /dev/zero | tr '\0' x)'"}}' > $D/body.json

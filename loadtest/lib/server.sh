@@ -1,0 +1,14 @@
+# Sourced by the shell benchmarks: starts the compiled server (dist/, run from the repository root) on free-ish
+# loopback ports in a fresh data dir, waits until it answers, and sets D (the data dir), SP (secure port),
+# UP (uWS port), PID and TOKEN (the generated admin token: first field of the data dir's tokens.csv). The server
+# and the data dir go away when the script exits. Extra server flags: SERVER_ARGS.
+start_server() {
+  D=$(mktemp -d /tmp/orch-bench.XXXX)
+  SP=$((20000 + RANDOM % 20000)); UP=$((SP + 1))
+  node dist/src/main.js --data-dir=$D --secure-port=$SP --uws-port=$UP --bind-address=127.0.0.1 --log-level=warn ${SERVER_ARGS:-} > /dev/null 2>&1 &
+  PID=$!
+  trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf $D' EXIT
+  for _ in $(seq 1 300); do curl -sk -o /dev/null "https://127.0.0.1:$UP/readyz" 2>/dev/null && break; sleep 0.1; done
+  sleep 2
+  TOKEN=$(awk -F, 'NR==1{print $1}' $D/tokens.csv)
+}
