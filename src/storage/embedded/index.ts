@@ -99,8 +99,15 @@ function checkKey(key: string): void {
   if (typeof key !== 'string' || LONE_SURROGATE.test(key)) throw new TypeError(`invalid key ${JSON.stringify(key)}`);
 }
 
-/** A private copy, so a caller reusing its buffer cannot change what was stored. */
-const copyValue = (value: Uint8Array): Uint8Array => new Uint8Array(value);
+/**
+ * A private copy, so a caller reusing its buffer cannot change what was stored; in shared memory, as the store
+ * holds it for good and sends it in every event (shared-bytes.ts).
+ */
+const copyValue = (value: Uint8Array): Uint8Array => {
+  const out = new Uint8Array(new SharedArrayBuffer(value.byteLength));
+  out.set(value);
+  return out;
+};
 
 export class EmbeddedStore implements Store {
   readonly name = 'embedded';
