@@ -8,7 +8,7 @@
  * Objects without the placeholder are parsed and re-serialized once.
  */
 import type { Revision } from '../storage/interface.ts';
-import { sharedBuffer, sharedUtf8 } from '../storage/shared-bytes.ts';
+import { sharedUtf8 } from '../storage/shared-bytes.ts';
 import type { CachedObject, ObjectCodec } from './cached-object.ts';
 import { names } from '../naming/index.ts';
 import { ObjectDecodeError } from './object-errors.ts';
@@ -127,10 +127,11 @@ export class JsonObjectCodec implements ObjectCodec {
     const at = buf.indexOf(PLACEHOLDER);
     if (at >= 0) {
       const rv = Buffer.from(`"metadata":{"resourceVersion":"${revision}"`);
-      // Each object gets a buffer of its own (a pooled slice would drag its whole 8 KiB pool through every
-      // structured clone), shared: the cache holds it for good, and it reaches the serving threads uncopied
-      // (shared-bytes.ts).
-      const json = sharedBuffer(buf.length - PLACEHOLDER.length + rv.length);
+      // Each object gets an ArrayBuffer of its own: a pooled slice would drag its
+      // whole 8 KiB pool through every structured clone to the main thread. Not a
+      // shared one: every LIST answer and watch frame copies these bytes, and V8
+      // copies out of shared memory byte by byte where alignments differ (shared-bytes.ts).
+      const json = Buffer.allocUnsafeSlow(buf.length - PLACEHOLDER.length + rv.length);
       buf.copy(json, 0, 0, at);
       rv.copy(json, at);
       buf.copy(json, at + rv.length, at + PLACEHOLDER.length);

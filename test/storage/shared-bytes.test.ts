@@ -1,12 +1,17 @@
 /**
- * Stored objects' bytes live in SharedArrayBuffers (src/storage/shared-bytes.ts):
- * what the registry writes and what a shard's cache keeps, so that held
- * objects do not count as V8 external memory and cross threads uncopied.
+ * Stored values live in SharedArrayBuffers (src/storage/shared-bytes.ts): what
+ * the registry writes and the embedded store's own copy, so that held values
+ * do not count as V8 external memory and cross threads uncopied; a shard's
+ * cached JSON, copied by every LIST and watch frame, stays in ArrayBuffers.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { sharedBuffer, sharedUtf8 } from '../../src/storage/shared-bytes.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedStore } from '../../src/storage/embedded/index.ts';
+import { sharedCopy, sharedUtf8 } from '../../src/storage/shared-bytes.ts';
 import { JsonObjectCodec, serializeForStorage } from '../../src/watchcache/json-codec.ts';
 
 const isShared = (b: Uint8Array): boolean => b.buffer instanceof SharedArrayBuffer;
@@ -22,11 +27,14 @@ describe('shared bytes', () => {
     }
   });
 
-  it('sharedBuffer is a Buffer over a SharedArrayBuffer of its own', () => {
-    const b = sharedBuffer(10);
-    assert.ok(Buffer.isBuffer(b));
-    assert.ok(isShared(b));
-    assert.equal(b.buffer.byteLength, 10);
+  it('sharedCopy copies into a SharedArrayBuffer of its own, from any view', () => {
+    const backing = Buffer.from('..abcdef..');
+    const out = sharedCopy(backing.subarray(2, 8));
+    assert.ok(isShared(out));
+    assert.equal(out.buffer.byteLength, 6);
+    assert.equal(Buffer.from(out).toString(), 'abcdef');
+    backing[2] = 0x41;
+    assert.equal(Buffer.from(out).toString(), 'abcdef', 'a copy, not a view');
   });
 
   it('serializeForStorage gives shared bytes in the canonical layout', () => {
@@ -35,21 +43,39 @@ describe('shared bytes', () => {
     assert.equal(Buffer.from(bytes).toString('utf8'), '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"","name":"a"},"data":{"k":"vé"}}');
   });
 
-  it("a cache's decoded object keeps its JSON in shared memory, with the resourceVersion in place", () => {
+  it("the embedded store keeps its own shared copy of each value, and hands it out in reads and events", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'orch-shared-bytes-'));
+    const store = await EmbeddedStore.open({ dir });
+    try {
+      const events: Uint8Array[] = [];
+      const watch = store.watch('/configmaps/', 0, { onEvents: (evs) => evs.forEach((e) => e.value !== null && events.push(e.value)), onProgress() {}, onError() {} });
+      const written = new Uint8Array(new ArrayBuffer(5));
+      written.set(Buffer.from('hello'));
+      const created = await store.create('/configmaps/ns/a', written);
+      written[0] = 0x4a; // the caller reuses its buffer: the store's copy must not change
+      const read = await store.get('/configmaps/ns/a');
+      assert.ok(read.kv !== null && isShared(read.kv.value));
+      assert.equal(Buffer.from(read.kv.value).toString(), 'hello');
+      assert.ok(isShared(created.value) || created.value === written, 'the write answers with the stored value or the caller\'s own bytes');
+      const updated = await store.update('/configmaps/ns/a', sharedUtf8('world'), read.kv.modRevision);
+      assert.equal(Buffer.from((await store.get('/configmaps/ns/a')).kv!.value).toString(), 'world');
+      for (let i = 0; i < 50 && events.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      watch.close();
+      assert.deepEqual(events.map((v) => [isShared(v), Buffer.from(v).toString()]), [[true, 'hello'], [true, 'world']]);
+      assert.ok(updated.modRevision > created.modRevision);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a shard's cached JSON is an ArrayBuffer of its own, with the resourceVersion in place", () => {
     const codec = new JsonObjectCodec({ prefix: '/configmaps/', namespaced: true, apiVersion: 'v1', kind: 'ConfigMap' });
     const stored = serializeForStorage({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' }, data: { k: 'v' } });
     const obj = codec.decode('/configmaps/ns/a', stored, 42);
-    assert.ok(isShared(obj.json));
+    assert.ok(obj.json.buffer instanceof ArrayBuffer);
+    assert.equal(obj.json.buffer.byteLength, obj.json.byteLength);
     assert.equal(Buffer.from(obj.json).toString('utf8'), '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"42","name":"a","namespace":"ns"},"data":{"k":"v"}}');
-    // Decoding again at another revision (the cache's represent) leaves the first object's bytes as they were.
-    const again = codec.represent(obj, 43);
-    assert.ok(isShared(again.json));
-    assert.match(Buffer.from(again.json).toString('utf8'), /"resourceVersion":"43"/);
-    assert.match(Buffer.from(obj.json).toString('utf8'), /"resourceVersion":"42"/);
-    // Bytes written by another tool (not in the canonical layout) come out shared too.
-    const foreign = codec.decode('/configmaps/ns/b', Buffer.from('{"metadata":{"name":"b","namespace":"ns"},"kind":"ConfigMap","apiVersion":"v1"}'), 5);
-    assert.ok(isShared(foreign.json));
-    assert.match(Buffer.from(foreign.json).toString('utf8'), /^\{"kind":"ConfigMap","apiVersion":"v1","metadata":\{"resourceVersion":"5"/);
   });
 
   it('a stored value posted to another thread arrives as the same memory, not a copy', async () => {

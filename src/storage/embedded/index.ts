@@ -24,6 +24,7 @@
  * record is durable, and reads below it fail) and physical later, in chunks,
  * never below a snapshot still being written.
  */
+import { sharedCopy } from '../shared-bytes.ts';
 import type {
   DeleteResult,
   KeyValue,
@@ -103,11 +104,7 @@ function checkKey(key: string): void {
  * A private copy, so a caller reusing its buffer cannot change what was stored; in shared memory, as the store
  * holds it for good and sends it in every event (shared-bytes.ts).
  */
-const copyValue = (value: Uint8Array): Uint8Array => {
-  const out = new Uint8Array(new SharedArrayBuffer(value.byteLength));
-  out.set(value);
-  return out;
-};
+const copyValue = sharedCopy;
 
 export class EmbeddedStore implements Store {
   readonly name = 'embedded';
