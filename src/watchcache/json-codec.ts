@@ -8,7 +8,6 @@
  * Objects without the placeholder are parsed and re-serialized once.
  */
 import type { Revision } from '../storage/interface.ts';
-import { sharedUtf8 } from '../storage/shared-bytes.ts';
 import type { CachedObject, ObjectCodec } from './cached-object.ts';
 import { names } from '../naming/index.ts';
 import { ObjectDecodeError } from './object-errors.ts';
@@ -128,9 +127,7 @@ export class JsonObjectCodec implements ObjectCodec {
     if (at >= 0) {
       const rv = Buffer.from(`"metadata":{"resourceVersion":"${revision}"`);
       // Each object gets an ArrayBuffer of its own: a pooled slice would drag its
-      // whole 8 KiB pool through every structured clone to the main thread. Not a
-      // shared one: every LIST answer and watch frame copies these bytes, and V8
-      // copies out of shared memory byte by byte where alignments differ (shared-bytes.ts).
+      // whole 8 KiB pool through every structured clone to the main thread.
       const json = Buffer.allocUnsafeSlow(buf.length - PLACEHOLDER.length + rv.length);
       buf.copy(json, 0, 0, at);
       rv.copy(json, at);
@@ -181,6 +178,5 @@ export function serializeForStorage(obj: Readonly<Record<string, unknown>>): Uin
   if (apiVersion !== undefined) ordered['apiVersion'] = apiVersion;
   ordered['metadata'] = { resourceVersion: '', ...mdRest };
   Object.assign(ordered, rest);
-  // Shared: the shard and the store host hold these bytes as they are, and they cross threads uncopied (shared-bytes.ts).
-  return sharedUtf8(JSON.stringify(ordered));
+  return encoder.encode(JSON.stringify(ordered));
 }

@@ -24,7 +24,6 @@
  * record is durable, and reads below it fail) and physical later, in chunks,
  * never below a snapshot still being written.
  */
-import { sharedCopy } from '../shared-bytes.ts';
 import type {
   DeleteResult,
   KeyValue,
@@ -100,11 +99,8 @@ function checkKey(key: string): void {
   if (typeof key !== 'string' || LONE_SURROGATE.test(key)) throw new TypeError(`invalid key ${JSON.stringify(key)}`);
 }
 
-/**
- * A private copy, so a caller reusing its buffer cannot change what was stored; in shared memory, as the store
- * holds it for good and sends it in every event (shared-bytes.ts).
- */
-const copyValue = sharedCopy;
+/** A private copy, so a caller reusing its buffer cannot change what was stored. */
+const copyValue = (value: Uint8Array): Uint8Array => new Uint8Array(value);
 
 export class EmbeddedStore implements Store {
   readonly name = 'embedded';
