@@ -2,8 +2,9 @@
  * Why our creates cost more CPU in the side-by-side run's later rounds than in
  * its first (and than alone): ours' uWS create rounds, each after ours or
  * after one of the original's create rounds, with ours' CPU per create split
- * by thread name (/proc/<pid>/task/<tid>/comm), the original's CPU during
- * ours' round, and the machine's other CPU (/proc/stat less both servers).
+ * by thread (/proc/<pid>/task: name and place by id), the original's CPU
+ * during ours' round, and the machine's other CPU (/proc/stat less both
+ * servers: h2load and everyone else).
  *
  *   node --import tsx loadtest/original/interference.ts --original=/path/to/kube-apiserver
  *
@@ -11,10 +12,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, stopEverything } from '../api/server.ts';
 import { runH2load } from '../h2load/h2load.ts';
-import { envNumber } from '../lib/env.ts';
+import { argValue, envNumber } from '../lib/env.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { quiesce } from '../lib/quiesce.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
@@ -52,7 +54,7 @@ function machineTicks(): { busy: number; total: number } {
 }
 
 async function main(): Promise<void> {
-  const binary = process.argv.find((a) => a.startsWith('--original='))?.slice('--original='.length);
+  const binary = argValue('original');
   if (binary === undefined) throw new Error('--original=<kube-apiserver> is required');
   exitOnSignals();
   const dir = await makeTempDir('orch-interference');
@@ -76,7 +78,8 @@ async function main(): Promise<void> {
     const m1 = machineTicks();
     const t1 = threadTicks(ours.pid);
     const perThread = [...t1].map(([k, v]) => [k, ((v - (t0.get(k) ?? 0)) * 1e4) / r.succeeded] as const).filter(([, v]) => v >= 1).sort((a, b) => b[1] - a[1]);
-    const otherShare = (m1.busy - m0.busy) / (m1.total - m0.total) * 2 - (cpu + origCpu) / r.seconds;
+    // The machine's busy cores over the round, less what both servers ran: h2load and everyone else.
+    const otherShare = ((m1.busy - m0.busy) / (m1.total - m0.total)) * availableParallelism() - (cpu + origCpu) / r.seconds;
     console.log(
       `${label}: ${Math.round(r.succeeded / r.seconds)}/s, ${Math.round((cpu * 1e6) / r.succeeded)} µs/create; original meanwhile ${(origCpu / r.seconds).toFixed(2)} cores, ` +
         `others ${otherShare.toFixed(2)} cores; by thread µs: ${perThread.map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`,
