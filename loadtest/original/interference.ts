@@ -10,7 +10,7 @@
  *
  * Knobs: BENCH_H2LOAD_SECONDS=6 (one round), INTERFERENCE_CYCLES=2, INTERFERENCE_ORIGINAL=0.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { runH2load } from '../h2load/h2load.ts';
 import { argValue, envNumber } from '../lib/env.ts';
 import { processCpuSeconds } from '../lib/memory.ts';
 import { quiesce } from '../lib/quiesce.ts';
+import { threadCpu, threadDelta } from '../profile/threads.ts';
 import { makeTempDir, removeTempDir } from '../lib/tmp.ts';
 import { exitOnSignals, startOriginalApiServer } from './apiserver.ts';
 
@@ -27,24 +28,6 @@ const CYCLES = envNumber('INTERFERENCE_CYCLES', 2);
 /** INTERFERENCE_ORIGINAL=0: ours alone, the original started but never driven (the control). */
 const WITH_ORIGINAL = process.env['INTERFERENCE_ORIGINAL'] !== '0';
 const NS_PATH = '/api/v1/namespaces/default/configmaps';
-
-/** CPU ticks per thread name of one process (threads of one name summed). */
-function threadTicks(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  // Node names no thread but libuv's pool and V8's workers: a thread is its name and its place by id.
-  const tids = readdirSync(`/proc/${pid}/task`).map(Number).sort((a, b) => a - b);
-  for (const [i, tid] of tids.entries()) {
-    try {
-      const comm = `${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()}#${i}`;
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(comm, (out.get(comm) ?? 0) + Number(f[11]) + Number(f[12]));
-    } catch {
-      // the thread ended
-    }
-  }
-  return out;
-}
 
 /** Busy and total jiffies of the whole machine. */
 function machineTicks(): { busy: number; total: number } {
@@ -68,7 +51,7 @@ async function main(): Promise<void> {
     runH2load({ url: `https://127.0.0.1:${port}`, path: NS_PATH, h1: true, token, clients: 32, method: 'POST', dataFile: body, seconds });
   const oursRound = async (label: string): Promise<void> => {
     await idle();
-    const t0 = threadTicks(ours.pid);
+    const t0 = threadCpu(ours.pid);
     const m0 = machineTicks();
     const o0 = original.cpuSeconds();
     const c0 = oursCpu();
@@ -76,8 +59,12 @@ async function main(): Promise<void> {
     const cpu = oursCpu() - c0;
     const origCpu = original.cpuSeconds() - o0;
     const m1 = machineTicks();
-    const t1 = threadTicks(ours.pid);
-    const perThread = [...t1].map(([k, v]) => [k, ((v - (t0.get(k) ?? 0)) * 1e4) / r.succeeded] as const).filter(([, v]) => v >= 1).sort((a, b) => b[1] - a[1]);
+    // Node names no thread but libuv's pool and V8's workers: a thread is its name and its place by id.
+    const perThread = threadDelta(t0, threadCpu(ours.pid))
+      .sort((a, b) => a.tid - b.tid)
+      .map((t, i) => [`${t.name}#${i}`, (t.seconds * 1e6) / r.succeeded] as const)
+      .filter(([, v]) => v >= 1)
+      .sort((a, b) => b[1] - a[1]);
     // The machine's busy cores over the round, less what both servers ran: h2load and everyone else.
     const otherShare = ((m1.busy - m0.busy) / (m1.total - m0.total)) * availableParallelism() - (cpu + origCpu) / r.seconds;
     console.log(
