@@ -18,6 +18,8 @@ export interface ClientShardRouterOptions {
   shardCount: number;
   /** Gets a fresh channel to shard `index` from the shards' owner; rejects while it cannot. */
   connect(index: number): Promise<MessagePort>;
+  /** The types this thread writes directly to the store host (the main router's list), and how to get a channel to it. */
+  directWrites?: { resources: readonly string[]; connect(): Promise<MessagePort> } | undefined;
   /** Told of failures contained here (a reconnect that failed and is retried, a watch sink that threw). */
   onError?: ((err: unknown, what: string) => void) | undefined;
 }
@@ -46,6 +48,8 @@ export class ClientShardRouter extends RoutedCalls {
     try {
       const ports = await Promise.all(router.#clients.map((c) => opts.connect(c.index)));
       ports.forEach((port, i) => router.#clients[i]!.attach(port));
+      const direct = opts.directWrites;
+      if (direct !== undefined && direct.resources.length > 0) router.useDirectWrites(await direct.connect(), direct.resources);
     } catch (err) {
       router.close();
       throw err;
@@ -92,5 +96,7 @@ export class ClientShardRouter extends RoutedCalls {
   close(): void {
     this.#closed = true;
     for (const c of this.#clients) c.close();
+    this.direct?.close();
+    this.direct = undefined;
   }
 }

@@ -6,6 +6,7 @@
 import type { Revision } from '../src/storage/interface.ts';
 import type { WireStorageError } from '../src/storage/errors.ts';
 import type { ListPieceQueue } from './list-pieces.ts';
+import type { WrittenKey } from '../src/storage/remote/protocol.ts';
 
 /** A resource type a shard serves. */
 export interface ResourceSpec {
@@ -180,6 +181,10 @@ export type ShardMessage =
   | { t: 'frames'; ids: readonly number[]; frames: Uint8Array; revision: Revision }
   /** First on every channel where the store publishes its revision: the shard's ReadCells and that revision's cell. */
   | { t: 'readCells'; cells: SharedArrayBuffer; storeRevision: SharedArrayBuffer }
+  /** First on a channel when serving threads write directly (direct-writes.ts): the shard's store connection and the client's slot. */
+  | { t: 'routeWrites'; conn: string; client: number }
+  /** A direct write's answer, forwarded once the shard's cache has it (direct-writes.ts). */
+  | { t: 'written'; tag: number; id: number; value?: WrittenKey | undefined; error?: ShardError | undefined }
   /** The next piece of the streamed list answer `id` (its reply came first). */
   | { t: 'piece'; id: number; bytes: Uint8Array }
   /** Watchers ended by the shard. */

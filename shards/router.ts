@@ -16,6 +16,7 @@ import { shardFor } from './hash.ts';
 import { Compactor } from '../src/storage/compactor.ts';
 import { ShardHandle, WORKER_RESOURCE_LIMITS, compiled, workerEntry, type WatchRequestBody, type WatchSink } from './shard-handle.ts';
 import { RoutedCalls, type ShardEndpoint } from './shard-access.ts';
+import { directWriteResources } from './direct-writes.ts';
 import type { ShardRuntimeOptions } from './shard-runtime.ts';
 import type { Filter, ReadMode, ResourceSpec } from './protocol.ts';
 import type { Revision } from '../src/storage/interface.ts';
@@ -44,6 +45,10 @@ export class ShardRouter extends RoutedCalls {
   readonly #storeHost: Piscina | null;
   readonly #onClose: Array<() => Promise<void>> = [];
   #storeOpenNotes: readonly StoreOpenNote[] = [];
+  /** A new channel to the store host's StoreServer (embedded store only). */
+  #connectStore: ((name?: string) => Promise<MessagePort>) | undefined;
+  /** The types every serving thread writes directly to the store host (direct-writes.ts); empty: none. */
+  #directResources: readonly string[] = [];
 
   private constructor(shards: ShardHandle[], placement: Map<string, ShardHandle>, storeHost: Piscina | null) {
     super();
@@ -60,7 +65,7 @@ export class ShardRouter extends RoutedCalls {
   static async start(opts: ShardRouterOptions): Promise<ShardRouter> {
     const count = Math.max(1, opts.shards ?? os.availableParallelism());
     let storeHost: Piscina | null = null;
-    let connectStore: (() => Promise<MessagePort>) | undefined;
+    let connectStore: ((name?: string) => Promise<MessagePort>) | undefined;
     let storeOpenNotes: readonly StoreOpenNote[] = [];
     let storeRevision: SharedRevision | undefined;
     if (opts.store.backend === 'embedded') {
@@ -84,9 +89,9 @@ export class ShardRouter extends RoutedCalls {
         revisionCell: storeRevision.buffer,
       } satisfies StoreHostTask);
       storeOpenNotes = opened.notes ?? [];
-      connectStore = async () => {
+      connectStore = async (name?: string) => {
         const ch = new MessageChannel();
-        await host.run({ kind: 'connect', port: ch.port1 } satisfies StoreHostTask, {
+        await host.run({ kind: 'connect', port: ch.port1, name } satisfies StoreHostTask, {
           transferList: [ch.port1],
         });
         return ch.port2;
@@ -116,6 +121,7 @@ export class ShardRouter extends RoutedCalls {
     const router = new ShardRouter(shards, placement, storeHost);
     routerRef = router;
     router.#storeOpenNotes = storeOpenNotes;
+    router.#connectStore = connectStore;
     if (opts.store.backend === 'etcd3' && opts.compactionIntervalMs !== undefined && opts.compactionIntervalMs > 0) {
       const { EtcdStore } = await import('../src/storage/etcd/index.ts');
       const etcd = new EtcdStore({ endpoints: opts.store.endpoints, prefix: opts.store.prefix });
@@ -128,6 +134,11 @@ export class ShardRouter extends RoutedCalls {
     }
     try {
       await Promise.all(shards.map((s) => s.start()));
+      const direct = connectStore === undefined ? [] : directWriteResources(opts.store, opts.resources);
+      if (direct.length > 0) {
+        router.#directResources = direct;
+        router.useDirectWrites(await connectStore!(), direct);
+      }
     } catch (err) {
       await router.close();
       throw err;
@@ -156,6 +167,17 @@ export class ShardRouter extends RoutedCalls {
     return out;
   }
 
+  /** The types written directly to the store host (direct-writes.ts): a front-end thread does the same for them. */
+  directWriteResources(): readonly string[] {
+    return this.#directResources;
+  }
+
+  /** A new channel to the store host, for a front-end thread's DirectWrites; rejects without the embedded store. */
+  connectStoreClient(): Promise<MessagePort> {
+    if (this.#connectStore === undefined) return Promise.reject(new Error('no store host: the store is not the embedded one'));
+    return this.#connectStore();
+  }
+
   /** Hands `port` to shard `index` as one more client (a front-end thread's channel). */
   connectClient(index: number, port: MessagePort): Promise<void> {
     const shard = this.#shards[index];
@@ -173,6 +195,8 @@ export class ShardRouter extends RoutedCalls {
   }
 
   async close(): Promise<void> {
+    this.direct?.close();
+    this.direct = undefined;
     for (const f of this.#onClose.splice(0)) await f();
     await Promise.all(this.#shards.map((s) => s.close()));
     if (this.#storeHost !== null) {

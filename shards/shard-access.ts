@@ -7,7 +7,10 @@
  */
 import type { Revision } from '../src/storage/interface.ts';
 import type { ShardCall, WatchRequestBody, WatchSink } from './shard-client.ts';
-import type { Filter, GetReply, ListEncoding, ListReply, ObjectBytes, ProfileReply, ReadMode, ReplyValue, ResourceSpec, ShardStats } from './protocol.ts';
+import type { Filter, GetReply, ListEncoding, ListReply, ObjectBytes, ProfileReply, ReadMode, ReplyValue, ResourceSpec, ShardError, ShardStats } from './protocol.ts';
+import { DirectWrites, type DirectWrite } from './direct-writes.ts';
+import type { PortLike } from './batched-port.ts';
+import type { WrittenKey } from '../src/storage/remote/protocol.ts';
 
 export interface ListPage {
   startKey?: string | undefined;
@@ -46,6 +49,10 @@ export interface ShardAccess {
 /** One shard as seen from the calling thread: its channel. */
 export interface ShardEndpoint {
   call<T extends ReplyValue>(req: ShardCall): Promise<T>;
+  /** A create or update sent straight to the store host, answered through this shard; null when it routes none (direct-writes.ts). */
+  writeDirect(direct: DirectWrites, resource: string, write: DirectWrite): Promise<ObjectBytes> | null;
+  /** A direct write's answer that came to DirectWrites rather than through this shard. */
+  receiveWritten(tag: number, id: number, value: WrittenKey | undefined, error: ShardError | undefined): void;
   /** One object, from the answers this thread keeps where they still hold (object-read-cache.ts). */
   get(resource: string, key: string, read: ReadMode): Promise<GetReply>;
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void };
@@ -61,6 +68,9 @@ export abstract class RoutedCalls implements ShardAccess {
   protected abstract endpoints(): readonly ShardEndpoint[];
 
   observe: ((operation: string, resource: string, seconds: number) => void) | undefined;
+
+  /** Writes of the types it serves go straight to the store host (direct-writes.ts); set once at start. */
+  protected direct: DirectWrites | undefined;
 
   get shardCount(): number {
     return this.endpoints().length;
@@ -106,15 +116,26 @@ export abstract class RoutedCalls implements ShardAccess {
   }
 
   create(resource: string, key: string, value: Uint8Array): Promise<ObjectBytes> {
-    return this.#timed('create', resource, this.endpointOf(resource).call({ op: 'create', resource, key, value }));
+    const endpoint = this.endpointOf(resource);
+    const direct = this.direct;
+    const routed = direct !== undefined && direct.serves(resource) ? endpoint.writeDirect(direct, resource, { op: 'create', key, value }) : null;
+    return this.#timed('create', resource, routed ?? endpoint.call({ op: 'create', resource, key, value }));
   }
 
   update(resource: string, key: string, value: Uint8Array, expectedRevision: Revision): Promise<ObjectBytes> {
-    return this.#timed('update', resource, this.endpointOf(resource).call({ op: 'update', resource, key, value, expectedRevision }));
+    const endpoint = this.endpointOf(resource);
+    const direct = this.direct;
+    const routed = direct !== undefined && direct.serves(resource) ? endpoint.writeDirect(direct, resource, { op: 'update', key, value, expected: expectedRevision }) : null;
+    return this.#timed('update', resource, routed ?? endpoint.call({ op: 'update', resource, key, value, expectedRevision }));
   }
 
   delete(resource: string, key: string, expectedRevision?: Revision): Promise<ObjectBytes> {
     return this.#timed('delete', resource, this.endpointOf(resource).call({ op: 'delete', resource, key, expectedRevision }));
+  }
+
+  /** Sets the direct writer (direct-writes.ts) over `port` to the store host, for `resources`. */
+  protected useDirectWrites(port: PortLike, resources: readonly string[]): void {
+    this.direct = new DirectWrites(port, resources, (m) => this.endpoints()[m.via.shard]?.receiveWritten(m.via.tag, m.id, m.value, m.error));
   }
 
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {

@@ -11,9 +11,12 @@ import type { MessagePort } from 'node:worker_threads';
 import type { Revision } from '../src/storage/interface.ts';
 import { BatchedPort } from './batched-port.ts';
 import { ListPieceQueue, ListPiecesLost } from './list-pieces.ts';
-import type { GetReply, ListReply, ReadMode, ReplyValue, ResourceSpec, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
+import type { GetReply, ListReply, ObjectBytes, ReadMode, ReplyValue, ResourceSpec, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
 import { ObjectReadCache } from './object-read-cache.ts';
 import { ReadCells } from './read-cells.ts';
+import type { DirectWrite, DirectWrites } from './direct-writes.ts';
+import type { WrittenKey } from '../src/storage/remote/protocol.ts';
+import { hasRevisionPlaceholder, jsonAtRevision } from '../src/watchcache/json-codec.ts';
 import { SharedRevision } from '../src/storage/shared-revision.ts';
 
 /** Receives one watcher's output in the serving thread. */
@@ -65,10 +68,49 @@ export class ShardClient {
   #backlog: ShardRequest[] = [];
   /** GET answers the current channel's shard vouches for (its `readCells` message); none before it, or on another store. */
   #reads: ObjectReadCache | null = null;
+  /** Where direct writes answer through the current channel's shard (its `routeWrites` message); null: none. */
+  #route: { conn: string; client: number } | null = null;
+  /** Direct writes waiting for their answers, by id (direct-writes.ts), with the bytes each answer is spliced into. */
+  readonly #written = new Map<number, { value: Uint8Array; resolve: (v: ObjectBytes) => void; reject: (e: Error) => void }>();
+  /** Names this client's direct writes: a shard slot may pass to another thread's client while answers are under way. */
+  readonly #tag = (Math.random() * 0x7fffffff) | 0;
 
   constructor(opts: ShardClientOptions) {
     this.index = opts.index;
     this.#opts = opts;
+  }
+
+  /**
+   * Sends `write` of `resource` straight to the store host through `direct`,
+   * its answer routed through this shard (direct-writes.ts); null when the
+   * current channel's shard routes none, or the bytes are not in the
+   * canonical layout (then the write goes through the shard).
+   */
+  writeDirect(direct: DirectWrites, resource: string, write: DirectWrite): Promise<ObjectBytes> | null {
+    const route = this.#route;
+    // Bytes outside the canonical layout (a tool's, not the registry's) go through the shard, whose decode names the object in its error.
+    if (route === null || this.#port === null || !hasRevisionPlaceholder(write.value)) return null;
+    const id = this.#nextId++;
+    const via = { conn: route.conn, client: route.client, shard: this.index, tag: this.#tag, resource };
+    return new Promise<ObjectBytes>((resolve, reject) => {
+      this.#written.set(id, { value: write.value, resolve, reject });
+      direct.send(write.op === 'create' ? { op: 'create', id, key: write.key, value: write.value, via } : { op: 'update', id, key: write.key, value: write.value, expected: write.expected, via });
+    });
+  }
+
+  /** A direct write's answer (through the shard, or, its connection gone, through DirectWrites). */
+  receiveWritten(tag: number, id: number, value: WrittenKey | undefined, error: ShardError | undefined): void {
+    if (tag !== this.#tag) return;
+    const p = this.#written.get(id);
+    if (p === undefined) return;
+    this.#written.delete(id);
+    if (value === undefined) {
+      p.reject(new ShardCallError(error ?? { code: 'Internal', message: 'a direct write answered neither value nor error' }));
+      return;
+    }
+    const json = jsonAtRevision(p.value, value.modRevision);
+    if (json === null) p.reject(new ShardCallError({ code: 'Internal', message: `the stored value of ${value.key} is not a JSON object` }));
+    else p.resolve({ json, revision: value.modRevision });
   }
 
   /** True while a channel is attached. */
@@ -88,10 +130,12 @@ export class ShardClient {
     const port = new BatchedPort<ShardRequest, ShardMessage>(raw, (msgs) => this.#onMessages(msgs));
     // Answers read from another shard thread mean nothing to this one: its cells say so first.
     this.#reads = null;
+    this.#route = null;
     raw.on('close', () => {
       if (this.#port === port) {
         this.#port = null;
         this.#reads = null;
+        this.#route = null;
         this.#failPending(`shard ${this.index} restarted`);
         if (!this.#closed) this.#opts.onLost();
       }
@@ -114,6 +158,7 @@ export class ShardClient {
     const port = this.#port;
     this.#port = null;
     this.#reads = null;
+    this.#route = null;
     this.#failPending(reason);
     port?.close();
   }
@@ -122,6 +167,8 @@ export class ShardClient {
     const err = new ShardCallError({ code: 'Unavailable', message: reason });
     for (const p of this.#pending.values()) p.reject(err);
     this.#pending.clear();
+    for (const p of this.#written.values()) p.reject(err);
+    this.#written.clear();
     for (const pieces of this.#pieces.values()) pieces.fail(new ListPiecesLost(`list answer cut short: ${reason}`));
     this.#pieces.clear();
   }
@@ -163,6 +210,12 @@ export class ShardClient {
         }
         case 'readCells':
           this.#reads = new ObjectReadCache(new ReadCells(m.cells), new SharedRevision(m.storeRevision));
+          break;
+        case 'routeWrites':
+          this.#route = { conn: m.conn, client: m.client };
+          break;
+        case 'written':
+          this.receiveWritten(m.tag, m.id, m.value, m.error);
           break;
         case 'piece': {
           const pieces = this.#pieces.get(m.id);
@@ -341,9 +394,12 @@ export class ShardClient {
     const port = this.#port;
     this.#port = null;
     this.#reads = null;
+    this.#route = null;
     port?.close();
     for (const p of this.#pending.values()) p.reject(new ShardCallError({ code: 'Unavailable', message: 'shard closed' }));
     this.#pending.clear();
+    for (const p of this.#written.values()) p.reject(new ShardCallError({ code: 'Unavailable', message: 'shard closed' }));
+    this.#written.clear();
     for (const pieces of this.#pieces.values()) pieces.fail(new ListPiecesLost('list answer cut short: shard closed'));
     this.#pieces.clear();
     this.#watchers.clear();

@@ -12,7 +12,9 @@ import type { Revision } from '../src/storage/interface.ts';
 import type { ShardStoreConfig } from '../src/storage/config.ts';
 import type { ShardRuntimeOptions } from './shard-runtime.ts';
 import type { ShardAttachTask, ShardInitTask } from '../workers/shard-worker.ts';
-import type { GetReply, ReadMode, ReplyValue, ResourceSpec } from './protocol.ts';
+import type { GetReply, ObjectBytes, ReadMode, ReplyValue, ResourceSpec, ShardError } from './protocol.ts';
+import type { DirectWrite, DirectWrites } from './direct-writes.ts';
+import type { WrittenKey } from '../src/storage/remote/protocol.ts';
 import { ShardClient, mergeResumeRevisions, type ShardCall, type WatchRequestBody, type WatchSink } from './shard-client.ts';
 
 export { ShardCallError, type WatchRequestBody, type WatchSink } from './shard-client.ts';
@@ -45,7 +47,7 @@ export interface ShardHandleOptions {
   resources: ResourceSpec[];
   store: ShardStoreConfig;
   /** For the embedded backend: makes a fresh port connected to the store host. */
-  connectStore?: (() => Promise<MessagePort>) | undefined;
+  connectStore?: ((name?: string) => Promise<MessagePort>) | undefined;
   /** The store host's committed revision in shared memory (embedded backend; storage/shared-revision.ts). */
   storeRevisionCell?: SharedArrayBuffer | undefined;
   runtime: ShardRuntimeOptions;
@@ -67,6 +69,8 @@ export class ShardHandle {
   readonly index: number;
   readonly #opts: ShardHandleOptions;
   readonly #client: ShardClient;
+  /** Threads started so far (names each one's store connection). */
+  #starts = 0;
   #pool: Piscina | null = null;
   #starting: Promise<void> | null = null;
   #closed = false;
@@ -103,7 +107,9 @@ export class ShardHandle {
     pool.on('error', (err: unknown) => this.#opts.onError?.(err, `shard ${this.index} thread failed`));
     this.#pool = pool; // set at once so a failed boot's thread is destroyed by the next restart or close
     const channel = new MessageChannel();
-    const storePort = this.#opts.connectStore ? await this.#opts.connectStore() : undefined;
+    // Named once per thread started: routed writes name the connection they answer on (shards/direct-writes.ts).
+    const storeConn = `shard ${this.index} #${++this.#starts}`;
+    const storePort = this.#opts.connectStore ? await this.#opts.connectStore(storeConn) : undefined;
     const task: ShardInitTask = {
       kind: 'init',
       shardIndex: this.index,
@@ -111,6 +117,7 @@ export class ShardHandle {
       resources: this.#opts.resources,
       store: this.#opts.store,
       storePort,
+      storeConn: storePort === undefined ? undefined : storeConn,
       storeRevisionCell: this.#opts.storeRevisionCell,
       options: this.#opts.runtime,
       loadAt,
@@ -125,6 +132,14 @@ export class ShardHandle {
   /** Sends a request to the shard and waits for its reply. */
   call<T extends ReplyValue>(req: ShardCall): Promise<T> {
     return this.#client.call<T>(req);
+  }
+
+  writeDirect(direct: DirectWrites, resource: string, write: DirectWrite): Promise<ObjectBytes> | null {
+    return this.#client.writeDirect(direct, resource, write);
+  }
+
+  receiveWritten(tag: number, id: number, value: WrittenKey | undefined, error: ShardError | undefined): void {
+    this.#client.receiveWritten(tag, id, value, error);
   }
 
   get(resource: string, key: string, read: ReadMode): Promise<GetReply> {

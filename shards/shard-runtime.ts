@@ -31,6 +31,7 @@ import { LIST_PIECE_BYTES, LIST_STREAM_MIN_BYTES, joinedJsonLength, jsonPieces, 
 import { DEFAULT_LIST_RESULT_CACHE, itemBuffer, ListResultCache, type ListResultCacheOptions } from './list-result-cache.ts';
 import { takeProfile } from '../src/server/thread-profile.ts';
 import { ReadCells } from './read-cells.ts';
+import type { WrittenVia } from '../src/storage/remote/protocol.ts';
 import type {
   ListEncoding,
   ListReply,
@@ -72,6 +73,11 @@ export interface ShardRuntimeOptions {
    * the shard publishes its caches' progress to its clients' read caches (read-cells.ts).
    */
   storeRevisionCell?: SharedArrayBuffer | undefined;
+  /**
+   * The name of this shard's connection at the embedded store's host: serving threads then write directly to
+   * the store, their answers routed through this shard (direct-writes.ts). Unset: every write comes through here.
+   */
+  storeConn?: string | undefined;
 }
 
 const COMMA_BYTE = 0x2c;
@@ -101,7 +107,7 @@ export class ShardRuntime {
   /** Member lists split by client, per member list (lists are never mutated once handed out). */
   #splits = new WeakMap<readonly number[], ReadonlyArray<{ slot: number; ids: readonly number[] }>>();
   readonly #resources = new Map<string, CachedResource>();
-  readonly #opts: Required<Omit<ShardRuntimeOptions, 'loadAt' | 'listResultCache' | 'storeRevisionCell'>>;
+  readonly #opts: Required<Omit<ShardRuntimeOptions, 'loadAt' | 'listResultCache' | 'storeRevisionCell' | 'storeConn'>> & { storeConn: string | undefined };
   /**
    * Where each cache publishes how far it is, for the clients' read caches (read-cells.ts); only
    * where the store publishes its committed revision (the embedded store), which clients also need.
@@ -123,6 +129,7 @@ export class ShardRuntime {
       loadPageSize: opts.loadPageSize ?? 10_000,
       listStreamBytes: opts.listStreamBytes ?? LIST_STREAM_MIN_BYTES,
       listPieceBytes: opts.listPieceBytes ?? LIST_PIECE_BYTES,
+      storeConn: opts.storeConn,
     };
     this.#listResults = new ListResultCache(opts.listResultCache ?? DEFAULT_LIST_RESULT_CACHE);
     this.#readCells = opts.storeRevisionCell === undefined ? undefined : { cells: ReadCells.allocate(), storeRevision: opts.storeRevisionCell };
@@ -224,6 +231,8 @@ export class ShardRuntime {
     this.#clients[slot] = client;
     // First on every channel: what its read cache checks answers against (object-read-cache.ts).
     if (this.#readCells !== undefined) client.send({ t: 'readCells', cells: this.#readCells.cells.buffer, storeRevision: this.#readCells.storeRevision });
+    // Where this client's direct writes answer (direct-writes.ts): this shard's store connection, and its slot here.
+    if (this.#opts.storeConn !== undefined) client.send({ t: 'routeWrites', conn: this.#opts.storeConn, client: slot });
     port.on('close', () => {
       if (this.#clients[slot] === client) this.#dropClient(slot);
     });
@@ -454,6 +463,25 @@ export class ShardRuntime {
       }
     };
     next();
+  }
+
+  /**
+   * A routed write's answer from the store host (direct-writes.ts), passed to
+   * its writer once this shard's cache has the write: it came after the
+   * write's events, so the cache has almost always applied them already.
+   */
+  forwardWritten(m: WrittenVia): void {
+    const client = this.#clients[m.via.client];
+    if (client === undefined) return;
+    const send = (): void => client.send({ t: 'written', tag: m.via.tag, id: m.id, value: m.value, error: m.error });
+    const r = this.#resources.get(m.via.resource);
+    const revision = m.value?.modRevision;
+    if (r === undefined || revision === undefined || r.cache.revision >= revision) {
+      send();
+      return;
+    }
+    // A cache that does not reach it in time (the store in trouble): the write is durable, its answer goes anyway.
+    r.cache.waitFor(revision, this.#opts.tooLargeWaitMs).then(send, send);
   }
 
   async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'stopPieces' | 'ensure' | 'profile' }>): Promise<ReplyValue> {

@@ -102,6 +102,7 @@ async function main(): Promise<void> {
     placement: data.placement,
     shardCount: data.shardCount,
     connect: (index) => control.request<MessagePort>('connect', index),
+    directWrites: { resources: data.directWriteResources, connect: () => control.request<MessagePort>('connectStore', null) },
     onError: (err, what) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, what),
   });
   router = shards;

@@ -24,6 +24,8 @@ export interface ShardInitTask {
   store: ShardStoreConfig;
   /** For the embedded backend: a port to the store host thread. */
   storePort?: MessagePort | undefined;
+  /** The name of storePort's connection at the store host (routed writes answer on it: shards/direct-writes.ts). */
+  storeConn?: string | undefined;
   /** For the embedded backend: the store host's committed revision (storage/shared-revision.ts). */
   storeRevisionCell?: SharedArrayBuffer | undefined;
   options: ShardRuntimeOptions;
@@ -63,7 +65,7 @@ export default async function shardTask(task: ShardInitTask | ShardStopTask | Sh
   if (runtime !== null) throw new Error('shard already initialized');
   const raw =
     task.store.backend === 'embedded'
-      ? new RemoteStore(task.storePort!, 'embedded', task.storeRevisionCell === undefined ? undefined : new SharedRevision(task.storeRevisionCell))
+      ? new RemoteStore(task.storePort!, 'embedded', task.storeRevisionCell === undefined ? undefined : new SharedRevision(task.storeRevisionCell), (m) => runtime?.forwardWritten(m))
       : await openOwnedStore(task.store);
   // Encryption at rest sits between the caches and the store: only sealed bytes reach the WAL, snapshots or etcd.
   store = task.store.encryption === undefined ? raw : await encryptingStore(raw, task.store.encryption, task.resources);
@@ -71,6 +73,7 @@ export default async function shardTask(task: ShardInitTask | ShardStopTask | Sh
     ...task.options,
     loadAt: task.loadAt,
     ...(task.store.backend === 'embedded' && task.storeRevisionCell !== undefined ? { storeRevisionCell: task.storeRevisionCell } : {}),
+    ...(task.storeConn !== undefined && task.store.encryption === undefined ? { storeConn: task.storeConn } : {}),
   });
   await runtime.start();
   return { ok: true };

@@ -19,7 +19,7 @@ export type StoreHostTask =
       /** Where to publish the committed revision for the shards' consistent reads (SharedRevision). */
       revisionCell?: SharedArrayBuffer;
     }
-  | { kind: 'connect'; port: MessagePort }
+  | { kind: 'connect'; port: MessagePort; /** A shard's connection: routed writes answer on it (remote/protocol.ts, StoreVia). */ name?: string | undefined }
   | { kind: 'close' };
 
 let store: Store | null = null;
@@ -47,7 +47,7 @@ export default async function storeHostTask(task: StoreHostTask): Promise<StoreH
       return { ok: true, notes: await storeOpenNotes(store) };
     case 'connect':
       if (server === null) throw new Error('store is not open');
-      server.connect(task.port);
+      server.connect(task.port, task.name);
       return { ok: true };
     case 'close':
       await compactor?.stop();

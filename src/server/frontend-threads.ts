@@ -55,6 +55,8 @@ export interface FrontendWorkerData {
   securePort: number | null;
   placement: Record<string, number>;
   shardCount: number;
+  /** The types written directly to the store host (shards/direct-writes.ts); empty: none. */
+  directWriteResources: string[];
   /** The in-flight counts of every serving thread (shared-inflight.ts). */
   inflight: SharedArrayBuffer;
   /** The shutdown phase every serving thread reads (lifecycle.ts). */
@@ -68,7 +70,7 @@ export interface FrontendWorkerData {
 }
 
 /** What the main thread gives each worker besides its number and listening ports. */
-export type FrontendThreadsInputs = Omit<FrontendWorkerData, 'entry' | 'thread' | 'uwsPort' | 'securePort' | 'placement' | 'shardCount' | 'logPort' | 'auditPort'>;
+export type FrontendThreadsInputs = Omit<FrontendWorkerData, 'entry' | 'thread' | 'uwsPort' | 'securePort' | 'placement' | 'shardCount' | 'directWriteResources' | 'logPort' | 'auditPort'>;
 
 /** Whether node:http2 servers of several threads can listen on one port (`listen({ reusePort })`). */
 export function nodeReusePortSupported(version = process.versions.node): boolean {
@@ -174,6 +176,7 @@ export class FrontendThreads {
       securePort: o.securePort,
       placement: o.router.placement(),
       shardCount: o.router.shardCount,
+      directWriteResources: [...o.router.directWriteResources()],
     };
     const worker = new Worker(new URL(compiled ? frontendWorkerFile : tsEntryFile), { workerData: data, transferList: audit === null ? [logs.port2] : [logs.port2, audit.port2], execArgv: [] });
     const control = new ControlChannel(worker);
@@ -189,6 +192,10 @@ export class FrontendThreads {
         throw err;
       }
       return { body: channel.port1, transfer: [channel.port1] };
+    });
+    control.handle('connectStore', async () => {
+      const port = await o.router.connectStoreClient();
+      return { body: port, transfer: [port] };
     });
     control.handle('processMetrics', async () => ({ body: await this.processMetrics() }));
     return new Promise<void>((resolve, reject) => {

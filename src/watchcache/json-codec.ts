@@ -125,25 +125,12 @@ export class JsonObjectCodec implements ObjectCodec {
     const buf = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     const at = buf.indexOf(PLACEHOLDER);
     if (at >= 0) {
-      const rv = Buffer.from(`"metadata":{"resourceVersion":"${revision}"`);
-      // Each object gets an ArrayBuffer of its own: a pooled slice would drag its
-      // whole 8 KiB pool through every structured clone to the main thread.
-      const json = Buffer.allocUnsafeSlow(buf.length - PLACEHOLDER.length + rv.length);
-      buf.copy(json, 0, 0, at);
-      rv.copy(json, at);
-      buf.copy(json, at + rv.length, at + PLACEHOLDER.length);
-      return new JsonCachedObject(key, namespace, name, revision, json, this.#typeMetaBytes(buf, at), undefined, stale === true ? true : undefined);
+      return new JsonCachedObject(key, namespace, name, revision, spliceRevision(buf, at, revision), this.#typeMetaBytes(buf, at), undefined, stale === true ? true : undefined);
     }
     // Slow path: no placeholder (an object written by another tool). Bring it
     // into the canonical layout so that `represent` can splice it later.
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(buf.toString('utf8'));
-    } catch {
-      parsed = undefined;
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ObjectDecodeError(key, namespace, name, revision);
-    const canonical = Buffer.from(serializeForStorage(parsed as Record<string, unknown>));
+    const canonical = canonicalLayout(buf);
+    if (canonical === null) throw new ObjectDecodeError(key, namespace, name, revision);
     return this.decode(key, canonical, revision, stale);
   }
 
@@ -163,6 +150,51 @@ export class JsonObjectCodec implements ObjectCodec {
       `{"kind":${JSON.stringify(this.#opts.kind)},"apiVersion":${JSON.stringify(this.#opts.apiVersion)},"metadata":{"resourceVersion":"${revision}"${annotations}}}`,
     );
   }
+}
+
+/**
+ * Stored bytes with `revision` in place of their empty resourceVersion, which
+ * starts at `at` (where PLACEHOLDER is). Each object gets an ArrayBuffer of
+ * its own: a pooled slice would drag its whole 8 KiB pool through every
+ * structured clone to another thread.
+ */
+function spliceRevision(stored: Buffer, at: number, revision: Revision): Buffer {
+  const rv = Buffer.from(`"metadata":{"resourceVersion":"${revision}"`);
+  const json = Buffer.allocUnsafeSlow(stored.length - PLACEHOLDER.length + rv.length);
+  stored.copy(json, 0, 0, at);
+  rv.copy(json, at);
+  stored.copy(json, at + rv.length, at + PLACEHOLDER.length);
+  return json;
+}
+
+/** Stored bytes not in the canonical layout (written by another tool), brought into it; null when they are no JSON object. */
+function canonicalLayout(stored: Buffer): Buffer | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stored.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+  return Buffer.from(serializeForStorage(parsed as Record<string, unknown>));
+}
+
+/** Whether stored bytes are in the canonical layout (an empty resourceVersion to splice a revision into). */
+export function hasRevisionPlaceholder(stored: Uint8Array): boolean {
+  return Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).indexOf(PLACEHOLDER) >= 0;
+}
+
+/**
+ * An object's JSON as served at `revision`, from its stored bytes: what
+ * JsonObjectCodec.decode makes, for a writer that needs the bytes alone
+ * (shards/direct-writes.ts). Null when the stored bytes are no JSON object.
+ */
+export function jsonAtRevision(stored: Uint8Array, revision: Revision): Buffer | null {
+  const buf = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
+  const at = buf.indexOf(PLACEHOLDER);
+  if (at >= 0) return spliceRevision(buf, at, revision);
+  const canonical = canonicalLayout(buf);
+  return canonical === null ? null : spliceRevision(canonical, canonical.indexOf(PLACEHOLDER), revision);
 }
 
 /**

@@ -16,7 +16,7 @@ import type {
 import { StoreClosedError, StorageUnavailableError, storageErrorFromWire } from '../errors.ts';
 import type { SharedRevision } from '../shared-revision.ts';
 import { BatchedPort, type PortLike } from '../../../shards/batched-port.ts';
-import type { OkValue, StoreCall, StoreReply, WrittenKey } from './protocol.ts';
+import type { OkValue, StoreCall, StoreReply, WrittenKey, WrittenVia } from './protocol.ts';
 
 type Pending = { resolve: (v: OkValue) => void; reject: (e: Error) => void };
 type CallWithoutId = StoreCall extends infer C ? (C extends { id: number } ? Omit<C, 'id'> : never) : never;
@@ -37,9 +37,13 @@ export class RemoteStore implements Store {
   /** The store host's committed revision, when it publishes one: consistent reads then need no message. */
   readonly #committed: SharedRevision | undefined;
 
-  constructor(port: PortLike, name = 'remote', committed?: SharedRevision) {
+  /** Where routed writes' answers go (a shard forwards them to their writers: shards/direct-writes.ts). */
+  readonly #onWritten: ((m: WrittenVia) => void) | undefined;
+
+  constructor(port: PortLike, name = 'remote', committed?: SharedRevision, onWritten?: (m: WrittenVia) => void) {
     this.name = name;
     this.#committed = committed;
+    this.#onWritten = onWritten;
     this.#port = new BatchedPort<StoreCall, StoreReply>(port, (replies) => this.#onReplies(replies));
     port.on('close', () => this.#fail(new StorageUnavailableError('store thread went away')));
   }
@@ -61,6 +65,9 @@ export class RemoteStore implements Store {
           break;
         case 'progress':
           this.#watches.get(r.wid)?.onProgress(r.revision);
+          break;
+        case 'written':
+          this.#onWritten?.(r);
           break;
         case 'werr': {
           const l = this.#watches.get(r.wid);

@@ -7,8 +7,8 @@ import type { KeyValue, RangeOptions, RangeResult, Revision, StoreEvent, DeleteR
 import type { WireStorageError } from '../errors.ts';
 
 export type StoreCall =
-  | { op: 'create'; id: number; key: string; value: Uint8Array }
-  | { op: 'update'; id: number; key: string; value: Uint8Array; expected: Revision }
+  | { op: 'create'; id: number; key: string; value: Uint8Array; via?: StoreVia | undefined }
+  | { op: 'update'; id: number; key: string; value: Uint8Array; expected: Revision; via?: StoreVia | undefined }
   | { op: 'delete'; id: number; key: string; expected?: Revision | undefined }
   | { op: 'get'; id: number; key: string; revision?: Revision | undefined }
   | { op: 'range'; id: number; prefix: string; options?: RangeOptions | undefined }
@@ -24,7 +24,36 @@ export type StoreReply =
   | { t: 'err'; id: number; error: WireStorageError | { code: 'Internal'; message: string } }
   | { t: 'events'; wid: number; events: readonly StoreEvent[] }
   | { t: 'progress'; wid: number; revision: Revision }
-  | { t: 'werr'; wid: number; error: WireStorageError | { code: 'Internal'; message: string } };
+  | { t: 'werr'; wid: number; error: WireStorageError | { code: 'Internal'; message: string } }
+  | WrittenVia;
+
+/**
+ * A write a serving thread sends straight to the store host whose answer
+ * goes back through the owner shard (shards/direct-writes.ts): on the
+ * connection named `conn` (the shard's), after the write's watch events, so
+ * the shard's cache has the write before the writer hears of it. The other
+ * fields the shard and the writer use to match the answer to the write.
+ */
+export interface StoreVia {
+  /** The shard's connection to the store host (its name, unique per shard thread started). */
+  readonly conn: string;
+  /** The writer's client slot in that shard. */
+  readonly client: number;
+  /** The writer's shard index and its ShardClient's tag (a slot can pass to another thread). */
+  readonly shard: number;
+  readonly tag: number;
+  /** `<group>/<resource>`: the shard waits for that cache to reach the write. */
+  readonly resource: string;
+}
+
+/** A routed write's answer: on the shard's connection, or on the writer's own when the shard's is gone. */
+export interface WrittenVia {
+  readonly t: 'written';
+  readonly via: StoreVia;
+  readonly id: number;
+  readonly value?: WrittenKey | undefined;
+  readonly error?: WireStorageError | { code: 'Internal'; message: string } | undefined;
+}
 
 /**
  * A create's or update's answer: the stored value is the caller's own bytes,

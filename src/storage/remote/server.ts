@@ -6,7 +6,7 @@
 import type { KeyValue, Store, StoreWatch } from '../interface.ts';
 import { isStorageError, storageErrorToWire, type WireStorageError } from '../errors.ts';
 import { BatchedPort, type PortLike } from '../../../shards/batched-port.ts';
-import type { OkValue, StoreCall, StoreReply, WrittenKey } from './protocol.ts';
+import type { OkValue, StoreCall, StoreReply, StoreVia, WrittenKey, WrittenVia } from './protocol.ts';
 
 function toWire(err: unknown): WireStorageError | { code: 'Internal'; message: string } {
   if (isStorageError(err)) return storageErrorToWire(err);
@@ -21,13 +21,15 @@ function writtenKey(kv: KeyValue): WrittenKey {
 export class StoreServer {
   readonly #store: Store;
   readonly #connections = new Set<() => void>();
+  /** Connections by the name they were opened with: where routed writes answer (protocol.ts, StoreVia). */
+  readonly #named = new Map<string, BatchedPort<StoreReply, StoreCall>>();
 
   constructor(store: Store) {
     this.#store = store;
   }
 
-  /** Serves the store on `port` until it closes. */
-  connect(port: PortLike): void {
+  /** Serves the store on `port` until it closes; `name`: routed writes may answer on it (a shard's connection). */
+  connect(port: PortLike, name?: string): void {
     const watches = new Map<number, StoreWatch>();
     const out: BatchedPort<StoreReply, StoreCall> = new BatchedPort<StoreReply, StoreCall>(port, (calls) => {
       for (const call of calls) this.#handle(call, out, watches);
@@ -37,10 +39,25 @@ export class StoreServer {
       watches.clear();
     };
     this.#connections.add(closeAll);
+    if (name !== undefined) this.#named.set(name, out);
     port.on('close', () => {
       closeAll();
       this.#connections.delete(closeAll);
+      if (name !== undefined && this.#named.get(name) === out) this.#named.delete(name);
     });
+  }
+
+  /**
+   * A routed write's answer: on the shard's connection, queued after the
+   * write's watch events (they go out when it becomes durable, before the
+   * write's promise settles), or on the writer's own when the shard's is gone.
+   */
+  #answerVia(via: StoreVia, id: number, p: Promise<KeyValue>, out: BatchedPort<StoreReply, StoreCall>): void {
+    const send = (m: WrittenVia): void => (this.#named.get(via.conn) ?? out).send(m);
+    p.then(
+      (kv) => send({ t: 'written', via, id, value: writtenKey(kv) }),
+      (err: unknown) => send({ t: 'written', via, id, error: toWire(err) }),
+    );
   }
 
   #handle(call: StoreCall, out: BatchedPort<StoreReply, StoreCall>, watches: Map<number, StoreWatch>): void {
@@ -68,6 +85,10 @@ export class StoreServer {
         return;
     }
     const id = call.id;
+    if ((call.op === 'create' || call.op === 'update') && call.via !== undefined) {
+      this.#answerVia(call.via, id, call.op === 'create' ? s.create(call.key, call.value) : s.update(call.key, call.value, call.expected), out);
+      return;
+    }
     let p: Promise<OkValue>;
     switch (call.op) {
       case 'create':
