@@ -84,6 +84,12 @@ export class WatchCache {
   readonly #now: () => number;
   readonly #watchers: WatcherGroups;
   #objects: Tree = new BTree<string, CachedObject>();
+  /**
+   * The same objects by key, for point reads (each event's previous object,
+   * GETs): a tree descent over 150,000 keys cost ~2-5 µs (string compares
+   * missing the cache at every level), a Map lookup a fraction of that.
+   */
+  #byKey = new Map<string, CachedObject>();
   #revision: Revision = 0;
   /** Revision of the last change to the objects (a reset, or an event applied): the state is the same from here to #revision. */
   #changedAt: Revision = 0;
@@ -158,6 +164,7 @@ export class WatchCache {
       this.#codec.decode(kv.key, kv.value, kv.modRevision, kv.stale),
     ]);
     this.#objects = new BTree<string, CachedObject>(entries);
+    this.#byKey = new Map(entries);
     this.#window.clear();
     this.#revision = revision;
     this.#changedAt = revision;
@@ -180,7 +187,7 @@ export class WatchCache {
     const batch: CacheEvent[] = [];
     for (const ev of events) {
       if (ev.revision <= this.#revision) continue; // already reflected (e.g. replay after resume)
-      const prev = this.#objects.get(ev.key) ?? null;
+      const prev = this.#byKey.get(ev.key) ?? null;
       let cacheEvent: CacheEvent;
       if (ev.type === 'put') {
         const remembered = this.#recentlyWritten.get(ev.key);
@@ -192,12 +199,14 @@ export class WatchCache {
           object = this.#codec.decode(ev.key, ev.value!, ev.revision, ev.stale);
         }
         this.#objects.set(ev.key, object);
+        this.#byKey.set(ev.key, object);
         this.#changedAt = ev.revision;
         this.#changes++;
         const type: CacheEventType = prev === null ? 'ADDED' : 'MODIFIED';
         cacheEvent = { type, revision: ev.revision, key: ev.key, object, prev, receivedAt: now };
       } else {
         this.#objects.delete(ev.key);
+        this.#byKey.delete(ev.key);
         this.#changes++;
         const last =
           ev.prevValue !== null
@@ -283,12 +292,12 @@ export class WatchCache {
 
   /** One object at the latest revision, or as of `revision` when given. */
   get(key: string, revision?: Revision): CachedObject | null {
-    if (revision === undefined || revision === this.#revision) return this.#objects.get(key) ?? null;
+    if (revision === undefined || revision === this.#revision) return this.#byKey.get(key) ?? null;
     this.#checkRevision(revision);
     for (const ev of this.#window.after(revision)) {
       if (ev.key === key) return ev.prev;
     }
-    return this.#objects.get(key) ?? null;
+    return this.#byKey.get(key) ?? null;
   }
 
   /**
