@@ -1,7 +1,7 @@
 /**
- * DirectWrites: a serving thread's creates and updates sent straight to the
- * embedded store's host thread, their answers routed back through the owner
- * shard.
+ * DirectWrites: a serving thread's creates, updates and deletes sent straight
+ * to the embedded store's host thread, their answers routed back through the
+ * owner shard.
  *
  * Why: through the shard a write crossed four thread boundaries (serving
  * thread → shard → store host → shard → serving thread), the shard receiving
@@ -10,7 +10,9 @@
  * the store host answers on the shard's own connection, queued after the
  * write's watch events; the shard applies those, then passes the few bytes of
  * the answer (key and revisions) to the writer, which splices the revision
- * into the bytes it sent (json-codec.ts, jsonAtRevision), as the shard did.
+ * into the bytes it sent (json-codec.ts, jsonAtRevision), as the shard did;
+ * a delete's answer also brings the deleted value, which the writer answers
+ * with as of the deletion.
  * So the shard's cache has every write before its writer hears of it, as
  * before: a read of the cache's latest state (resourceVersion=0, the
  * registry's read before an update) after the answer sees the write.
@@ -21,8 +23,7 @@
  * shard seals values; the keys never leave it), no TTL (the shard's expiry
  * sweeper times a type's keys from their writes), and a type every shard
  * serves from start (a custom resource may stop being served, and the shard
- * is what says so). Deletes go through the shard: their answer is the
- * deleted object, which would cross twice.
+ * is what says so).
  *
  * A shard that restarts loses the answers under way, as before: their
  * writers fail with Unavailable (ShardClient.failPending) though the write
@@ -42,7 +43,10 @@ export function directWriteResources(
 }
 
 /** A direct write as a ShardClient sends it (it adds the id and the route). */
-export type DirectWrite = { op: 'create'; key: string; value: Uint8Array } | { op: 'update'; key: string; value: Uint8Array; expected: number };
+export type DirectWrite =
+  | { op: 'create'; key: string; value: Uint8Array }
+  | { op: 'update'; key: string; value: Uint8Array; expected: number }
+  | { op: 'delete'; key: string; expected?: number | undefined };
 
 export class DirectWrites {
   readonly #port: BatchedPort<StoreCall, StoreReply>;

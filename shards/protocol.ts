@@ -184,7 +184,7 @@ export type ShardMessage =
   /** First on a channel when serving threads write directly (direct-writes.ts): the shard's store connection and the client's slot. */
   | { t: 'routeWrites'; conn: string; client: number }
   /** A direct write's answer, forwarded once the shard's cache has it (direct-writes.ts). */
-  | { t: 'written'; tag: number; id: number; value?: WrittenKey | undefined; error?: ShardError | undefined }
+  | { t: 'written'; tag: number; id: number; value?: WrittenKey | undefined; prev?: Uint8Array | undefined; error?: ShardError | undefined }
   /** The next piece of the streamed list answer `id` (its reply came first). */
   | { t: 'piece'; id: number; bytes: Uint8Array }
   /** Watchers ended by the shard. */

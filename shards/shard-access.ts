@@ -52,7 +52,7 @@ export interface ShardEndpoint {
   /** A create or update sent straight to the store host, answered through this shard; null when it routes none (direct-writes.ts). */
   writeDirect(direct: DirectWrites, resource: string, write: DirectWrite): Promise<ObjectBytes> | null;
   /** A direct write's answer that came to DirectWrites rather than through this shard. */
-  receiveWritten(tag: number, id: number, value: WrittenKey | undefined, error: ShardError | undefined): void;
+  receiveWritten(tag: number, id: number, value: WrittenKey | undefined, prev: Uint8Array | undefined, error: ShardError | undefined): void;
   /** One object, from the answers this thread keeps where they still hold (object-read-cache.ts). */
   get(resource: string, key: string, read: ReadMode): Promise<GetReply>;
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void };
@@ -130,12 +130,15 @@ export abstract class RoutedCalls implements ShardAccess {
   }
 
   delete(resource: string, key: string, expectedRevision?: Revision): Promise<ObjectBytes> {
-    return this.#timed('delete', resource, this.endpointOf(resource).call({ op: 'delete', resource, key, expectedRevision }));
+    const endpoint = this.endpointOf(resource);
+    const direct = this.direct;
+    const routed = direct !== undefined && direct.serves(resource) ? endpoint.writeDirect(direct, resource, { op: 'delete', key, expected: expectedRevision }) : null;
+    return this.#timed('delete', resource, routed ?? endpoint.call({ op: 'delete', resource, key, expectedRevision }));
   }
 
   /** Sets the direct writer (direct-writes.ts) over `port` to the store host, for `resources`. */
   protected useDirectWrites(port: PortLike, resources: readonly string[]): void {
-    this.direct = new DirectWrites(port, resources, (m) => this.endpoints()[m.via.shard]?.receiveWritten(m.via.tag, m.id, m.value, m.error));
+    this.direct = new DirectWrites(port, resources, (m) => this.endpoints()[m.via.shard]?.receiveWritten(m.via.tag, m.id, m.value, m.prev, m.error));
   }
 
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void } {

@@ -71,7 +71,7 @@ export class ShardClient {
   /** Where direct writes answer through the current channel's shard (its `routeWrites` message); null: none. */
   #route: { conn: string; client: number } | null = null;
   /** Direct writes waiting for their answers, by id (direct-writes.ts), with the bytes each answer is spliced into. */
-  readonly #written = new Map<number, { value: Uint8Array; resolve: (v: ObjectBytes) => void; reject: (e: Error) => void }>();
+  readonly #written = new Map<number, { value: Uint8Array | undefined; resolve: (v: ObjectBytes) => void; reject: (e: Error) => void }>();
   /** Names this client's direct writes: a shard slot may pass to another thread's client while answers are under way. */
   readonly #tag = (Math.random() * 0x7fffffff) | 0;
 
@@ -89,17 +89,30 @@ export class ShardClient {
   writeDirect(direct: DirectWrites, resource: string, write: DirectWrite): Promise<ObjectBytes> | null {
     const route = this.#route;
     // Bytes outside the canonical layout (a tool's, not the registry's) go through the shard, whose decode names the object in its error.
-    if (route === null || this.#port === null || !hasRevisionPlaceholder(write.value)) return null;
+    if (route === null || this.#port === null || (write.op !== 'delete' && !hasRevisionPlaceholder(write.value))) return null;
     const id = this.#nextId++;
     const via = { conn: route.conn, client: route.client, shard: this.index, tag: this.#tag, resource };
     return new Promise<ObjectBytes>((resolve, reject) => {
-      this.#written.set(id, { value: write.value, resolve, reject });
-      direct.send(write.op === 'create' ? { op: 'create', id, key: write.key, value: write.value, via } : { op: 'update', id, key: write.key, value: write.value, expected: write.expected, via });
+      switch (write.op) {
+        case 'create':
+          this.#written.set(id, { value: write.value, resolve, reject });
+          direct.send({ op: 'create', id, key: write.key, value: write.value, via });
+          break;
+        case 'update':
+          this.#written.set(id, { value: write.value, resolve, reject });
+          direct.send({ op: 'update', id, key: write.key, value: write.value, expected: write.expected, via });
+          break;
+        case 'delete':
+          // The answer brings the deleted value (WrittenVia.prev).
+          this.#written.set(id, { value: undefined, resolve, reject });
+          direct.send({ op: 'delete', id, key: write.key, expected: write.expected, via });
+          break;
+      }
     });
   }
 
   /** A direct write's answer (through the shard, or, its connection gone, through DirectWrites). */
-  receiveWritten(tag: number, id: number, value: WrittenKey | undefined, error: ShardError | undefined): void {
+  receiveWritten(tag: number, id: number, value: WrittenKey | undefined, prev: Uint8Array | undefined, error: ShardError | undefined): void {
     if (tag !== this.#tag) return;
     const p = this.#written.get(id);
     if (p === undefined) return;
@@ -108,7 +121,9 @@ export class ShardClient {
       p.reject(new ShardCallError(error ?? { code: 'Internal', message: 'a direct write answered neither value nor error' }));
       return;
     }
-    const json = jsonAtRevision(p.value, value.modRevision);
+    // A create's or update's answer is the bytes it wrote; a delete's the bytes it deleted, as of the deletion.
+    const stored = p.value ?? prev;
+    const json = stored === undefined ? null : jsonAtRevision(stored, value.modRevision);
     if (json === null) p.reject(new ShardCallError({ code: 'Internal', message: `the stored value of ${value.key} is not a JSON object` }));
     else p.resolve({ json, revision: value.modRevision });
   }
@@ -215,7 +230,7 @@ export class ShardClient {
           this.#route = { conn: m.conn, client: m.client };
           break;
         case 'written':
-          this.receiveWritten(m.tag, m.id, m.value, m.error);
+          this.receiveWritten(m.tag, m.id, m.value, m.prev, m.error);
           break;
         case 'piece': {
           const pieces = this.#pieces.get(m.id);

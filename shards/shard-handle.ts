@@ -138,8 +138,8 @@ export class ShardHandle {
     return this.#client.writeDirect(direct, resource, write);
   }
 
-  receiveWritten(tag: number, id: number, value: WrittenKey | undefined, error: ShardError | undefined): void {
-    this.#client.receiveWritten(tag, id, value, error);
+  receiveWritten(tag: number, id: number, value: WrittenKey | undefined, prev: Uint8Array | undefined, error: ShardError | undefined): void {
+    this.#client.receiveWritten(tag, id, value, prev, error);
   }
 
   get(resource: string, key: string, read: ReadMode): Promise<GetReply> {

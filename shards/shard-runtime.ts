@@ -473,7 +473,9 @@ export class ShardRuntime {
   forwardWritten(m: WrittenVia): void {
     const client = this.#clients[m.via.client];
     if (client === undefined) return;
-    const send = (): void => client.send({ t: 'written', tag: m.via.tag, id: m.id, value: m.value, error: m.error });
+    // A delete's previous value is copied on, not moved: in the store host's batch it was the same object as
+    // the delete event's prevValue, so here it may be that too.
+    const send = (): void => client.send({ t: 'written', tag: m.via.tag, id: m.id, value: m.value, prev: m.prev, error: m.error });
     const r = this.#resources.get(m.via.resource);
     const revision = m.value?.modRevision;
     if (r === undefined || revision === undefined || r.cache.revision >= revision) {

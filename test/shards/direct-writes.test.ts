@@ -90,17 +90,39 @@ test("a routed write's answer comes on the shard's connection, after the write's
   });
 });
 
+test("a routed delete's answer carries the deleted value and comes after the delete's event", async () => {
+  await withRig(async (r) => {
+    const key = '/configmaps/default/gone';
+    const created = await r.store.create(key, stored('gone', 'x'));
+    r.direct.send({ op: 'delete', id: 7, key, expected: created.modRevision, via: via() });
+    await until(() => r.shardSaw.some((m) => 't' in m), 'the answer');
+    const at = r.shardSaw.findIndex((m) => 't' in m);
+    const answer = r.shardSaw[at] as WrittenVia;
+    assert.ok(answer.value !== undefined && answer.prev !== undefined);
+    assert.equal(text(answer.prev), text(stored('gone', 'x')));
+    const deletion = answer.value.modRevision;
+    assert.ok(deletion > created.modRevision);
+    assert.ok(
+      r.shardSaw.slice(0, at).some((m) => 'events' in m && m.events.some((e) => e.type === 'delete' && e.revision === deletion)),
+      'the delete event came first',
+    );
+    assert.equal((await r.store.get(key)).kv, null);
+  });
+});
+
 test("store errors are routed too, and an answer whose shard connection is gone comes to the writer's own", async () => {
   await withRig(async (r) => {
     r.direct.send({ op: 'create', id: 1, key: '/configmaps/default/a', value: stored('a', 'x'), via: via() });
     await until(() => r.shardSaw.some((m) => 't' in m), 'the first answer');
     r.direct.send({ op: 'create', id: 2, key: '/configmaps/default/a', value: stored('a', 'y'), via: via() });
     r.direct.send({ op: 'update', id: 3, key: '/configmaps/default/a', value: stored('a', 'y'), expected: 1_000, via: via() });
-    await until(() => r.shardSaw.filter((m) => 't' in m).length === 3, 'three answers');
+    r.direct.send({ op: 'delete', id: 5, key: '/configmaps/default/none', via: via() });
+    await until(() => r.shardSaw.filter((m) => 't' in m).length === 4, 'four answers');
     const errors = r.shardSaw.filter((m): m is WrittenVia => 't' in m && m.error !== undefined).map((m) => [m.id, m.error!.code]);
     assert.deepEqual(errors, [
       [2, 'AlreadyExists'],
       [3, 'Conflict'],
+      [5, 'NotFound'],
     ]);
     // The shard's connection closes (its thread restarting): answers go to the writer.
     r.shardPort.close();
@@ -131,13 +153,24 @@ test('a ShardClient answers a direct write with its bytes at the written revisio
     const call = sent[0] as { id: number; via: { conn: string; client: number; tag: number; shard: number; resource: string } };
     assert.deepEqual({ ...call.via, tag: 0 }, { conn: 'shard 0 #1', client: 5, tag: 0, shard: 0, resource: '/configmaps' });
     // Another thread's answer with the same id (a slot that passed to it) is not ours.
-    client.receiveWritten(call.via.tag + 1, call.id, { key: '/configmaps/default/x', createRevision: 99, modRevision: 99 }, undefined);
+    client.receiveWritten(call.via.tag + 1, call.id, { key: '/configmaps/default/x', createRevision: 99, modRevision: 99 }, undefined, undefined);
     shardSide.port2.postMessage([{ t: 'written', tag: call.via.tag, id: call.id, value: { key: '/configmaps/default/x', createRevision: 12, modRevision: 12 } } satisfies ShardMessage]);
     const answer = await p;
     assert.equal(answer.revision, 12);
     assert.equal(text(answer.json), text(codec.decode('/configmaps/default/x', stored('x', 'v'), 12).json));
 
     assert.equal(client.writeDirect(direct, '/configmaps', { op: 'create', key: '/configmaps/default/y', value: new TextEncoder().encode('{"a":1}') }), null, 'bytes outside the canonical layout go through the shard');
+
+    // A delete's answer is the deleted object as of the deletion, from the bytes the answer brings.
+    const del = client.writeDirect(direct, '/configmaps', { op: 'delete', key: '/configmaps/default/x', expected: 12 })!;
+    await until(() => sent.length === 2, 'the delete on the store connection');
+    const delCall = sent[1] as { op: string; id: number; expected: number };
+    assert.deepEqual([delCall.op, delCall.expected], ['delete', 12]);
+    shardSide.port2.postMessage([{ t: 'written', tag: call.via.tag, id: delCall.id, value: { key: '/configmaps/default/x', createRevision: 12, modRevision: 13 }, prev: stored('x', 'v') } satisfies ShardMessage]);
+    const deleted = await del;
+    assert.equal(deleted.revision, 13);
+    assert.equal(text(deleted.json), text(codec.decode('/configmaps/default/x', stored('x', 'v'), 13).json));
+
     const failed = client.writeDirect(direct, '/configmaps', { op: 'update', key: '/configmaps/default/x', value: stored('x', 'w'), expected: 12 })!;
     shardSide.port2.close(); // the shard thread ends: the answer under way is lost
     await assert.rejects(failed, (err: unknown) => err instanceof ShardCallError && err.error.code === 'Unavailable');

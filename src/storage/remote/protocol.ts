@@ -9,7 +9,7 @@ import type { WireStorageError } from '../errors.ts';
 export type StoreCall =
   | { op: 'create'; id: number; key: string; value: Uint8Array; via?: StoreVia | undefined }
   | { op: 'update'; id: number; key: string; value: Uint8Array; expected: Revision; via?: StoreVia | undefined }
-  | { op: 'delete'; id: number; key: string; expected?: Revision | undefined }
+  | { op: 'delete'; id: number; key: string; expected?: Revision | undefined; via?: StoreVia | undefined }
   | { op: 'get'; id: number; key: string; revision?: Revision | undefined }
   | { op: 'range'; id: number; prefix: string; options?: RangeOptions | undefined }
   | { op: 'currentRevision'; id: number }
@@ -51,7 +51,10 @@ export interface WrittenVia {
   readonly t: 'written';
   readonly via: StoreVia;
   readonly id: number;
+  /** The key and its revisions: for a delete, `modRevision` is the deletion's revision. */
   readonly value?: WrittenKey | undefined;
+  /** A delete's: the value it deleted (the writer answers with it, as of the deletion). */
+  readonly prev?: Uint8Array | undefined;
   readonly error?: WireStorageError | { code: 'Internal'; message: string } | undefined;
 }
 

@@ -52,10 +52,10 @@ export class StoreServer {
    * write's watch events (they go out when it becomes durable, before the
    * write's promise settles), or on the writer's own when the shard's is gone.
    */
-  #answerVia(via: StoreVia, id: number, p: Promise<KeyValue>, out: BatchedPort<StoreReply, StoreCall>): void {
+  #answerVia(via: StoreVia, id: number, p: Promise<Omit<WrittenVia, 't' | 'via' | 'id'>>, out: BatchedPort<StoreReply, StoreCall>): void {
     const send = (m: WrittenVia): void => (this.#named.get(via.conn) ?? out).send(m);
     p.then(
-      (kv) => send({ t: 'written', via, id, value: writtenKey(kv) }),
+      (answer) => send({ t: 'written', via, id, ...answer }),
       (err: unknown) => send({ t: 'written', via, id, error: toWire(err) }),
     );
   }
@@ -85,8 +85,14 @@ export class StoreServer {
         return;
     }
     const id = call.id;
-    if ((call.op === 'create' || call.op === 'update') && call.via !== undefined) {
-      this.#answerVia(call.via, id, call.op === 'create' ? s.create(call.key, call.value) : s.update(call.key, call.value, call.expected), out);
+    if ((call.op === 'create' || call.op === 'update' || call.op === 'delete') && call.via !== undefined) {
+      const answer =
+        call.op === 'create'
+          ? s.create(call.key, call.value).then((kv) => ({ value: writtenKey(kv) }))
+          : call.op === 'update'
+            ? s.update(call.key, call.value, call.expected).then((kv) => ({ value: writtenKey(kv) }))
+            : s.delete(call.key, call.expected).then((d) => ({ value: { key: d.prev.key, createRevision: d.prev.createRevision, modRevision: d.revision }, prev: d.prev.value }));
+      this.#answerVia(call.via, id, answer, out);
       return;
     }
     let p: Promise<OkValue>;
