@@ -49,7 +49,7 @@ export interface ShardAccess {
 /** One shard as seen from the calling thread: its channel. */
 export interface ShardEndpoint {
   call<T extends ReplyValue>(req: ShardCall): Promise<T>;
-  /** A create or update sent straight to the store host, answered through this shard; null when it routes none (direct-writes.ts). */
+  /** A create, update or delete sent straight to the store host, answered through this shard; null when it routes none (direct-writes.ts). */
   writeDirect(direct: DirectWrites, resource: string, write: DirectWrite): Promise<ObjectBytes> | null;
   /** A direct write's answer that came to DirectWrites rather than through this shard. */
   receiveWritten(tag: number, id: number, value: WrittenKey | undefined, prev: Uint8Array | undefined, error: ShardError | undefined): void;
@@ -116,24 +116,23 @@ export abstract class RoutedCalls implements ShardAccess {
   }
 
   create(resource: string, key: string, value: Uint8Array): Promise<ObjectBytes> {
-    const endpoint = this.endpointOf(resource);
-    const direct = this.direct;
-    const routed = direct !== undefined && direct.serves(resource) ? endpoint.writeDirect(direct, resource, { op: 'create', key, value }) : null;
-    return this.#timed('create', resource, routed ?? endpoint.call({ op: 'create', resource, key, value }));
+    return this.#write(resource, { op: 'create', key, value }, { op: 'create', resource, key, value });
   }
 
   update(resource: string, key: string, value: Uint8Array, expectedRevision: Revision): Promise<ObjectBytes> {
-    const endpoint = this.endpointOf(resource);
-    const direct = this.direct;
-    const routed = direct !== undefined && direct.serves(resource) ? endpoint.writeDirect(direct, resource, { op: 'update', key, value, expected: expectedRevision }) : null;
-    return this.#timed('update', resource, routed ?? endpoint.call({ op: 'update', resource, key, value, expectedRevision }));
+    return this.#write(resource, { op: 'update', key, value, expected: expectedRevision }, { op: 'update', resource, key, value, expectedRevision });
   }
 
   delete(resource: string, key: string, expectedRevision?: Revision): Promise<ObjectBytes> {
+    return this.#write(resource, { op: 'delete', key, expected: expectedRevision }, { op: 'delete', resource, key, expectedRevision });
+  }
+
+  /** A write straight to the store host where this thread writes the type so (direct-writes.ts), else through its shard. */
+  #write(resource: string, write: DirectWrite, call: ShardCall): Promise<ObjectBytes> {
     const endpoint = this.endpointOf(resource);
     const direct = this.direct;
-    const routed = direct !== undefined && direct.serves(resource) ? endpoint.writeDirect(direct, resource, { op: 'delete', key, expected: expectedRevision }) : null;
-    return this.#timed('delete', resource, routed ?? endpoint.call({ op: 'delete', resource, key, expectedRevision }));
+    const routed = direct !== undefined && direct.serves(resource) ? endpoint.writeDirect(direct, resource, write) : null;
+    return this.#timed(write.op, resource, routed ?? endpoint.call<ObjectBytes>(call));
   }
 
   /** Sets the direct writer (direct-writes.ts) over `port` to the store host, for `resources`. */
