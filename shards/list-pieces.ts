@@ -181,10 +181,18 @@ export class ListPieceQueue implements AsyncIterable<Uint8Array> {
   #abandoned = false;
   #wake: (() => void) | undefined;
   #onAbandon: (() => void) | undefined;
+  #onWritten: (() => void) | undefined;
+  /** The shard was told the reader left before the answer was through. */
+  #stopped = false;
 
-  constructor(total: number, onAbandon?: () => void) {
+  /**
+   * `onAbandon`: the reader left while the answer was still coming. `onWritten`: the reader wrote every
+   * piece and its response ended cleanly (see written()).
+   */
+  constructor(total: number, onAbandon?: () => void, onWritten?: () => void) {
     this.total = total;
     this.#onAbandon = onAbandon;
+    this.#onWritten = onWritten;
   }
 
   /** True once every byte arrived (or the answer failed). */
@@ -217,7 +225,23 @@ export class ListPieceQueue implements AsyncIterable<Uint8Array> {
     // Told once, and only while the answer is still coming.
     const told = this.#onAbandon;
     this.#onAbandon = undefined;
-    if (told !== undefined && !this.complete) told();
+    if (told !== undefined && !this.complete) {
+      this.#stopped = true;
+      told();
+    }
+  }
+
+  /**
+   * The reader's response ended cleanly with every piece: nothing on this
+   * side (queue, response, transport) holds a piece any more, so the shard
+   * may make later answers in their memory (list-piece-pool.ts). Told once,
+   * and only for a whole answer the reader did not leave.
+   */
+  written(): void {
+    const told = this.#onWritten;
+    if (told === undefined || this.#stopped || this.#failure !== undefined || this.#received !== this.total) return;
+    this.#onWritten = undefined;
+    told();
   }
 
   #notify(): void {

@@ -86,13 +86,16 @@ export class ListResultCache {
   /** Keys asked for once, with when: a second ask within the TTL makes the answer worth keeping. */
   readonly #seen = new Map<string, number>();
   readonly #now: () => number;
+  /** Told of every answer the cache lets go of (dropped, cleared, or replaced by another form of it). */
+  readonly #onDrop: ((reply: ListReply) => void) | undefined;
   #bytes = 0;
   hits = 0;
   misses = 0;
 
-  constructor(opts: ListResultCacheOptions = DEFAULT_LIST_RESULT_CACHE, now: () => number = Date.now) {
+  constructor(opts: ListResultCacheOptions = DEFAULT_LIST_RESULT_CACHE, now: () => number = Date.now, onDrop?: (reply: ListReply) => void) {
     this.#opts = opts;
     this.#now = now;
+    this.#onDrop = onDrop;
   }
 
   get bytes(): number {
@@ -134,10 +137,13 @@ export class ListResultCache {
     return entry.reply;
   }
 
-  /** Keeps `reply`; `source` when it lists a type's latest state (a later write to the type supersedes it). */
-  put(key: string, reply: ListReply, source?: ListSource): void {
+  /**
+   * Keeps `reply`; `source` when it lists a type's latest state (a later write to the type supersedes it).
+   * False when it is not kept (too large for the budget, or an answer for the key is kept already).
+   */
+  put(key: string, reply: ListReply, source?: ListSource): boolean {
     const size = itemBytes(reply);
-    if (!this.#fits(size) || this.#entries.has(key)) return;
+    if (!this.#fits(size) || this.#entries.has(key)) return false;
     // Room is made from the least recently used answers, but never from a larger one than this: rebuilding
     // that costs more than this one saves (measured: the 100 pages of a paged LIST of 50,000 pushed its
     // 74 MB whole answer out on every round of a benchmark mixing both, and each whole LIST was rebuilt).
@@ -151,12 +157,13 @@ export class ListResultCache {
         victims.push([k, e]);
         room += e.size;
       }
-      if (room < size) return;
+      if (room < size) return false;
       for (const [k, e] of victims) this.#drop(k, e);
     }
     const now = this.#now();
     this.#entries.set(key, { reply, size, builtAt: now, usedAt: now, source });
     this.#bytes += size;
+    return true;
   }
 
   /** Puts `reply` in place of the kept answer for `key` (the same items in another form), if it is still kept. */
@@ -164,6 +171,7 @@ export class ListResultCache {
     const entry = this.#entries.get(key);
     if (entry === undefined || itemBytes(reply) !== entry.size) return;
     this.#entries.set(key, { ...entry, reply });
+    this.#onDrop?.(entry.reply);
   }
 
   /**
@@ -202,11 +210,14 @@ export class ListResultCache {
   #drop(key: string, e: Entry): void {
     this.#entries.delete(key);
     this.#bytes -= e.size;
+    this.#onDrop?.(e.reply);
   }
 
   clear(): void {
+    const replies = [...this.#entries.values()].map((e) => e.reply);
     this.#entries.clear();
     this.#bytes = 0;
+    if (this.#onDrop !== undefined) for (const r of replies) this.#onDrop(r);
   }
 }
 

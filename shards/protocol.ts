@@ -91,6 +91,11 @@ export type ShardRequest =
   | { op: 'unwatch'; watchId: number; resource: string }
   /** The asker of the list answer `id`, streamed in pieces, reads no more of it: the shard stops making them. */
   | { op: 'stopPieces'; id: number }
+  /**
+   * The asker of the list answer `id`, streamed in pieces, ended its response cleanly: every piece went to
+   * its transport, and its thread holds none of them any more (the shard may make later answers in them).
+   */
+  | { op: 'piecesWritten'; id: number }
   | { op: 'bookmark'; resource?: string | undefined }
   | { op: 'stats'; id: number }
   /**
@@ -152,6 +157,8 @@ export interface ShardStats {
   listCache?: { hits: number; misses: number; entries: number; bytes: number } | undefined;
   /** List answers being sent in pieces now, and those stopped early because their asker left. */
   listStreams?: { active: number; stopped: number } | undefined;
+  /** Pieces of streamed answers (list-piece-pool.ts): free in the pool, taken from it, made afresh; askers still reading. */
+  listPieces?: { free: number; reused: number; made: number; readers: number } | undefined;
 }
 
 /** The profile's bytes (V8's JSON), or null when the thread is already taking one. */

@@ -42,7 +42,7 @@ interface Watcher {
   lastRevision: Revision | null;
 }
 
-type RequestBody = Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'stopPieces' }>;
+type RequestBody = Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'stopPieces' | 'piecesWritten' }>;
 export type WithoutId<T> = T extends { id: number } ? Omit<T, 'id'> : never;
 export type ShardCall = WithoutId<RequestBody>;
 
@@ -213,11 +213,16 @@ export class ShardClient {
           else if (isStreamedList(m.value)) {
             // The items follow as pieces: the answer resolves now, with the queue they arrive in.
             const id = m.id;
-            const pieces = new ListPieceQueue(m.value.streamed, () => {
-              // Its reader left: the rest is not wanted, and the shard need not make it.
-              this.#pieces.delete(id);
-              this.#send({ op: 'stopPieces', id });
-            });
+            const pieces = new ListPieceQueue(
+              m.value.streamed,
+              () => {
+                // Its reader left: the rest is not wanted, and the shard need not make it.
+                this.#pieces.delete(id);
+                this.#send({ op: 'stopPieces', id });
+              },
+              // Every piece written and the response over: the shard may reuse their memory.
+              () => this.#send({ op: 'piecesWritten', id }),
+            );
             this.#pieces.set(m.id, pieces);
             p.resolve({ ...m.value, pieces });
           } else p.resolve(m.value);

@@ -29,6 +29,7 @@ import { ExpirySweeper } from './expiry-sweeper.ts';
 import { BatchedPort, concatOwned, type PortLike } from './batched-port.ts';
 import { LIST_PIECE_BYTES, LIST_STREAM_MIN_BYTES, joinedJsonLength, jsonPieces, keepingPieces, writeItem } from './list-pieces.ts';
 import { DEFAULT_LIST_RESULT_CACHE, itemBuffer, ListResultCache, type ListResultCacheOptions } from './list-result-cache.ts';
+import { ListPiecePool, PieceLease } from './list-piece-pool.ts';
 import { takeProfile } from '../src/server/thread-profile.ts';
 import { ReadCells } from './read-cells.ts';
 import type { WrittenVia } from '../src/storage/remote/protocol.ts';
@@ -96,7 +97,18 @@ interface PieceSource {
   pieces(): Iterable<Uint8Array>;
   /** One piece per turn (an answer for one asker); false: all in one turn (one being kept, or kept already). */
   spread: boolean;
+  /** Who may still read the pieces, so that they are reused only once nobody can (list-piece-pool.ts). */
+  lease: PieceLease | undefined;
 }
+
+/**
+ * Free list pieces kept for the next answers: an answer's worth (a LIST of 50,000 1 KiB objects is 72 MB), given
+ * back after a few seconds without a streamed answer, as the list cache gives back its answers.
+ */
+const LIST_PIECE_POOL_BYTES = 96 * 1024 * 1024;
+const LIST_PIECE_POOL_IDLE_MS = 10_000;
+/** A reader that has not said it is through after this long spoils its pieces' lease (they are dropped, never reused). */
+const LIST_PIECE_READER_MS = 120_000;
 
 export class ShardRuntime {
   readonly #store: Store;
@@ -114,6 +126,11 @@ export class ShardRuntime {
    */
   readonly #readCells: { cells: ReadCells; storeRevision: SharedArrayBuffer } | undefined;
   readonly #listResults: ListResultCache;
+  readonly #piecePool: ListPiecePool;
+  /** The lease of each kept answer's pieces, by its pieces array (the cache entry's `kept`). */
+  readonly #keptLeases = new WeakMap<readonly Uint8Array[], PieceLease>();
+  /** Askers sent a leased answer's pieces, by request id and client slot, until they say they are through. */
+  readonly #pieceReaders = new Map<number, { lease: PieceLease; since: number }>();
   readonly #timers: NodeJS.Timeout[] = [];
   /** Per resource with a TTL, on a store that cannot expire keys: the sweeper deleting expired objects. */
   readonly #sweepers = new Map<string, ExpirySweeper>();
@@ -131,7 +148,11 @@ export class ShardRuntime {
       listPieceBytes: opts.listPieceBytes ?? LIST_PIECE_BYTES,
       storeConn: opts.storeConn,
     };
-    this.#listResults = new ListResultCache(opts.listResultCache ?? DEFAULT_LIST_RESULT_CACHE);
+    // An answer the cache lets go of may have its pieces reused once its last reader is through.
+    this.#listResults = new ListResultCache(opts.listResultCache ?? DEFAULT_LIST_RESULT_CACHE, Date.now, (reply) => {
+      if (reply.kept !== undefined) this.#keptLeases.get(reply.kept)?.unkept();
+    });
+    this.#piecePool = new ListPiecePool(this.#opts.listPieceBytes, LIST_PIECE_POOL_BYTES, LIST_PIECE_POOL_IDLE_MS);
     this.#readCells = opts.storeRevisionCell === undefined ? undefined : { cells: ReadCells.allocate(), storeRevision: opts.storeRevisionCell };
     this.#addClient(port);
     this.#loadAt = opts.loadAt;
@@ -242,6 +263,8 @@ export class ShardRuntime {
   /** A client went away (its thread ended or replaced its channel): its watchers end here. */
   #dropClient(slot: number): void {
     this.#clients[slot] = undefined;
+    // Its thread may have gone with pieces in hand: never reused.
+    for (const key of [...this.#pieceReaders.keys()]) if (key % CLIENT_SLOTS === slot) this.#endPieceReader(key, false);
     const watches = this.#watchesOf.get(slot);
     this.#watchesOf.delete(slot);
     if (watches === undefined) return;
@@ -314,7 +337,11 @@ export class ShardRuntime {
       setInterval(() => {
         for (const r of this.#resources.values()) r.cache.expire();
       }, 10_000).unref(),
-      setInterval(() => this.#listResults.sweep((resource) => this.#resources.get(resource)?.cache.changedAt), 500).unref(),
+      setInterval(() => {
+        this.#listResults.sweep((resource) => this.#resources.get(resource)?.cache.changedAt);
+        this.#sweepPieceReaders();
+        this.#piecePool.sweep();
+      }, 500).unref(),
     );
   }
 
@@ -362,10 +389,16 @@ export class ShardRuntime {
         return;
       case 'stopPieces': {
         // Only an answer still being sent; one already through is gone from the map.
-        const stream = this.#streams.get(req.id * CLIENT_SLOTS + slot);
+        const key = req.id * CLIENT_SLOTS + slot;
+        const stream = this.#streams.get(key);
         if (stream !== undefined) stream.stopped = true;
+        // The reader left with pieces maybe still in its response: they are never reused.
+        this.#endPieceReader(key, false);
         return;
       }
+      case 'piecesWritten':
+        this.#endPieceReader(req.id * CLIENT_SLOTS + slot, true);
+        return;
     }
     const id = req.id;
     const client = this.#clients[slot]!;
@@ -423,11 +456,15 @@ export class ShardRuntime {
    * whatever is written meanwhile. An answer being kept is made in one turn,
    * so that the askers after it find it kept.
    */
-  #sendPieces(client: ClientPort, id: number, key: number, reply: ReplyValue, { pieces, spread }: PieceSource): void {
+  #sendPieces(client: ClientPort, id: number, key: number, reply: ReplyValue, { pieces, spread, lease }: PieceSource): void {
     client.send({ t: 'ok', id, value: reply });
     client.flush();
     const stream = { stopped: false };
     this.#streams.set(key, stream);
+    if (lease !== undefined) {
+      lease.addReader();
+      this.#pieceReaders.set(key, { lease, since: Date.now() });
+    }
     const done = (): void => {
       if (this.#streams.get(key) === stream) this.#streams.delete(key);
     };
@@ -440,11 +477,14 @@ export class ShardRuntime {
           if (client.closed || stream.stopped) {
             if (stream.stopped) this.#streamsStopped++;
             done();
+            lease?.spoil();
+            this.#endPieceReader(key, false);
             return;
           }
           const step = source.next();
           if (step.done === true) {
             done();
+            lease?.made();
             return;
           }
           const bytes = step.value;
@@ -458,11 +498,27 @@ export class ShardRuntime {
         }
       } catch (err) {
         done();
+        lease?.spoil();
+        this.#endPieceReader(key, false);
         // After its reply an answer can still fail: the asker's queue of pieces fails, and its response is reset.
         client.send({ t: 'err', id, error: toShardError(err) });
       }
     };
     next();
+  }
+
+  /** The asker `key` is through with a leased answer's pieces: `clean` when it said it wrote them all. */
+  #endPieceReader(key: number, clean: boolean): void {
+    const reader = this.#pieceReaders.get(key);
+    if (reader === undefined) return;
+    this.#pieceReaders.delete(key);
+    reader.lease.readerDone(clean);
+  }
+
+  /** Readers that never said they are through (a response that hangs, a lost message) spoil their leases. */
+  #sweepPieceReaders(): void {
+    const now = Date.now();
+    for (const [key, r] of this.#pieceReaders) if (now - r.since > LIST_PIECE_READER_MS) this.#endPieceReader(key, false);
   }
 
   /**
@@ -486,7 +542,7 @@ export class ShardRuntime {
     r.cache.waitFor(revision, this.#opts.tooLargeWaitMs).then(send, send);
   }
 
-  async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'stopPieces' | 'ensure' | 'profile' }>): Promise<ReplyValue> {
+  async #serve(req: Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' | 'stopPieces' | 'piecesWritten' | 'ensure' | 'profile' }>): Promise<ReplyValue> {
     switch (req.op) {
       case 'stats':
         return this.#stats();
@@ -632,15 +688,21 @@ export class ShardRuntime {
           // collections during the answer (--trace-gc: ~40 ms of its time). Measured, a LIST of 50,000 built
           // afresh, curl to the last byte, medians of 6: uWS 165 → 148 ms, secure port HTTP/1.1 196 → 156,
           // HTTP/2 200 → 168.
-          this.#pieceSources.set(reply, { pieces: () => jsonPieces(items, total, pieceBytes, (bytes) => itemBuffer(bytes, true), bare), spread: true });
+          // Made in pooled pieces, which come back once the asker is through (list-piece-pool.ts).
+          const lease = new PieceLease(this.#piecePool);
+          this.#pieceSources.set(reply, { pieces: () => jsonPieces(items, total, pieceBytes, (bytes) => lease.piece(bytes), bare), spread: true, lease });
           return reply;
         }
         const source = latest ? { resource: groupResource, stateRevision: changedAt } : undefined;
         // Built in one turn: an asker that comes meanwhile must find it kept, not build its own (a relist storm).
-        this.#pieceSources.set(reply, {
-          pieces: () => keepingPieces(jsonPieces(items, total, pieceBytes, (bytes) => itemBuffer(bytes, true), bare), (kept) => this.#listResults.put(cacheKey, { ...reply, kept }, source)),
-          spread: false,
-        });
+        // Its pooled pieces come back once the cache lets go of it and its last asker is through.
+        const lease = new PieceLease(this.#piecePool);
+        const keep = (kept: Uint8Array[]): void => {
+          if (!this.#listResults.put(cacheKey, { ...reply, kept }, source)) return;
+          lease.kept();
+          this.#keptLeases.set(kept, lease);
+        };
+        this.#pieceSources.set(reply, { pieces: () => keepingPieces(jsonPieces(items, total, pieceBytes, (bytes) => lease.piece(bytes), bare), keep), spread: false, lease });
         return reply;
       }
       alloc = (bytes) => itemBuffer(bytes, shared);
@@ -675,7 +737,7 @@ export class ShardRuntime {
     answer.revision = revision;
     if (kept === undefined) return answer;
     if (stream) {
-      this.#pieceSources.set(answer, { pieces: () => kept, spread: false });
+      this.#pieceSources.set(answer, { pieces: () => kept, spread: false, lease: this.#keptLeases.get(kept) });
       return answer;
     }
     const items = concatOwned(kept, undefined, (bytes) => itemBuffer(bytes, true));
@@ -768,6 +830,7 @@ export class ShardRuntime {
       pendingRequests: this.#pendingRequests,
       listCache: { hits: this.#listResults.hits, misses: this.#listResults.misses, entries: this.#listResults.size, bytes: this.#listResults.bytes },
       listStreams: { active: this.#streams.size, stopped: this.#streamsStopped },
+      listPieces: { free: this.#piecePool.freePieces, reused: this.#piecePool.reused, made: this.#piecePool.made, readers: this.#pieceReaders.size },
     };
   }
 

@@ -89,7 +89,15 @@ export async function writeStreamedList(ctx: RequestContext, head: Uint8Array, p
   } finally {
     pieces.abandon();
   }
-  if (!res.closed) res.end(tail);
+  if (res.closed) return;
+  res.end(tail);
+  // Every piece went to the response. Once it is over without the client going away, the front end and its
+  // transport hold none of them (node's streams let go of a chunk when it is written, uWS copies at once): the
+  // shard may make later answers in their memory. An aborted response may still hold some, and never says so.
+  const signal = ctx.req.signal;
+  res.onClose(() => {
+    if (!signal.aborted) pieces.written();
+  });
 }
 
 export function writeJson(ctx: RequestContext, status: number, value: unknown): void {

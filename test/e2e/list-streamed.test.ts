@@ -157,6 +157,25 @@ describe('LIST answers streamed in pieces', () => {
     assert.equal(whole.json<ConfigMapList>().items.length, COUNT + 1);
   });
 
+  it('makes later answers in the pieces of earlier ones, and no answer ever shows another\'s bytes', async () => {
+    const reused = async (): Promise<number> => (await srv.server.router.stats()).reduce((n, s) => n + (s.listPieces?.reused ?? 0), 0);
+    const before = await reused();
+    for (let round = 0; round < 3; round++) {
+      await touch();
+      // Several at once on every front end (some share a kept answer, some are built), then one after the other.
+      const answers = await Promise.all(targets.flatMap((t) => [t, t].map(async (x) => ({ t: x, r: await call(x, { path: LIST, headers: auth }) }))));
+      for (const t of targets) answers.push({ t, r: await call(t, { path: LIST, headers: auth }) });
+      for (const { t, r } of answers) {
+        assert.equal(r.status, 200, t.name);
+        const list = r.json<ConfigMapList>();
+        assert.equal(list.items.length, COUNT + 1, t.name);
+        assert.equal(list.items.find((i) => i.metadata.name === 'zz-marker')?.data?.['n'], String(marker), `${t.name}: this round's state`);
+        assert.ok(list.items.every((i) => i.metadata.name === 'zz-marker' || i.data?.['v'] === DATA), `${t.name}: every item whole`);
+      }
+    }
+    assert.ok((await reused()) > before, 'later answers were made in pooled pieces');
+  });
+
   it('kubectl reads a streamed list (one LIST: --chunk-size=0)', async () => {
     await touch();
     const r = await srv.kubectl(['get', 'configmaps', '-n', NS, '-o', 'json', '--chunk-size=0'], { timeoutMs: 60_000 });

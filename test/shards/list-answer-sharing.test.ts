@@ -249,3 +249,106 @@ describe('a streamed list answer shares its shard (pieces spread over turns)', (
     assert.equal(after.count, 301);
   });
 });
+
+describe('streamed answers made in the pieces of earlier ones (shards/list-piece-pool.ts)', () => {
+  // Every answer streams in pieces of 100 bytes, and none is kept.
+  const shard = shardForSuite({ listStreamBytes: 1, listPieceBytes: 100, listResultCache: { ...KEEP_ALL, budgetBytes: 0 } });
+  const pieceStats = async (): Promise<NonNullable<ShardStats['listPieces']>> => (await shard.router.stats())[0]!.listPieces!;
+  const until = async (what: string, ok: (s: NonNullable<ShardStats['listPieces']>) => boolean): Promise<NonNullable<ShardStats['listPieces']>> => {
+    for (let i = 0; i < 200; i++) {
+      const s = await pieceStats();
+      if (ok(s)) return s;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`never: ${what} (${JSON.stringify(await pieceStats())})`);
+  };
+  let written = 0;
+  const write = (): Promise<unknown> => {
+    written++;
+    return shard.router.create('/configmaps', `/configmaps/reuse/w${String(written).padStart(3, '0')}`, configMapBytes('reuse', `w${String(written).padStart(3, '0')}`, { v: 'w'.repeat(written) }));
+  };
+  /** A streamed list read through, its bytes copied out; `done` says how the reader ends. */
+  const listOnce = async (done: 'written' | 'silent' | 'left'): Promise<string[]> => {
+    const reply = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'reuse' }, { stream: true });
+    assert.ok(reply.pieces !== undefined);
+    const got: Buffer[] = [];
+    for await (const p of reply.pieces) {
+      got.push(Buffer.from(p)); // a copy: the memory may be reused once this reader says it is through
+      if (done === 'left') break;
+    }
+    if (done === 'written') reply.pieces.written();
+    return done === 'left' ? [] : names(Buffer.concat(got));
+  };
+
+  it('reuses the pieces of an answer whose reader wrote them all, and each answer is still its own state', async () => {
+    for (let i = 0; i < 20; i++) await write();
+    const first = await listOnce('written');
+    assert.equal(first.length, 20);
+    const afterFirst = await until('the reader is through', (s) => s.readers === 0 && s.free > 0);
+    assert.ok(afterFirst.made > 10, `pieces were made (${afterFirst.made})`);
+    for (let round = 0; round < 5; round++) {
+      await write();
+      const listed = await listOnce('written');
+      assert.equal(listed.length, 21 + round, 'the new state, whole');
+      assert.equal(listed.at(-1), `w${String(written).padStart(3, '0')}`);
+      await until('the reader is through', (s) => s.readers === 0);
+    }
+    const s = await pieceStats();
+    assert.ok(s.reused > 50, `later answers were made in pooled pieces (${s.reused} reused)`);
+    assert.ok(s.made < afterFirst.made + 10, `hardly any made afresh (${s.made - afterFirst.made} after the first answer)`);
+  });
+
+  it('never reuses pieces a reader did not say it wrote, or left mid-answer', async () => {
+    // Drain the pool: an answer whose reader never says it is through.
+    await write();
+    await listOnce('silent');
+    const held = await pieceStats();
+    assert.equal(held.readers, 1, 'the silent reader still counts');
+    await write();
+    const before = await pieceStats();
+    await listOnce('silent');
+    const after = await pieceStats();
+    assert.equal(after.reused, before.reused, 'the pool was empty: nothing came back from the silent reader');
+    assert.ok(after.made > before.made);
+
+    await write();
+    const beforeLeft = await pieceStats();
+    await listOnce('left');
+    await until('the reader that left is counted out', (s) => s.readers === beforeLeft.readers);
+    await write();
+    const next = await pieceStats();
+    await listOnce('silent');
+    assert.equal((await pieceStats()).reused, next.reused, 'the pieces of the answer left mid-way did not come back');
+  });
+});
+
+describe('kept answers\' pieces reused once the cache lets go of them (shards/list-piece-pool.ts)', () => {
+  // Answers kept for 300 ms of idleness; the shard's sweep (every 500 ms) drops them.
+  const shard = shardForSuite({ listStreamBytes: 1, listPieceBytes: 100, listResultCache: { ...KEEP_ALL, idleMs: 300 } });
+  const pieceStats = async (): Promise<NonNullable<ShardStats['listPieces']>> => (await shard.router.stats())[0]!.listPieces!;
+
+  it('holds them while kept and read, and pools them after', async () => {
+    for (let i = 0; i < 10; i++) await shard.router.create('/configmaps', `/configmaps/kept/k${i}`, configMapBytes('kept', `k${i}`, { v: 'k'.repeat(40) }));
+    const read = async (): Promise<string[]> => {
+      const reply = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'kept' }, { stream: true });
+      assert.ok(reply.pieces !== undefined);
+      const got: Buffer[] = [];
+      for await (const p of reply.pieces) got.push(Buffer.from(p));
+      reply.pieces.written();
+      return names(Buffer.concat(got));
+    };
+    await read(); // seen once
+    const kept = await read(); // asked again: built to keep
+    const third = await read(); // the kept pieces
+    assert.deepEqual(third, kept);
+    const whileKept = await pieceStats();
+    assert.equal(whileKept.free, 0, 'the kept pieces are not free while the cache holds them');
+    let s = whileKept;
+    for (let i = 0; i < 200 && s.free === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      s = await pieceStats();
+    }
+    assert.ok(s.free > 0, 'dropped by the cache and read through: pooled');
+    assert.equal(s.readers, 0);
+  });
+});

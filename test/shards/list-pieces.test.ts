@@ -233,6 +233,38 @@ describe('ListPieceQueue', () => {
     failed.abandon();
     assert.equal(toldFailed, 0, 'an answer that failed is not stopped again');
   });
+
+  it('says its pieces are written once, only for a whole answer its reader did not leave or lose', async () => {
+    let whole = 0;
+    const q = new ListPieceQueue(4, undefined, () => whole++);
+    q.push(bytes('ab'));
+    q.written();
+    assert.equal(whole, 0, 'not before every piece came');
+    q.push(bytes('cd'));
+    for await (const p of q) assert.ok(p.byteLength > 0);
+    q.written();
+    q.written();
+    assert.equal(whole, 1, 'once');
+
+    let left = 0;
+    const early = new ListPieceQueue(4, () => undefined, () => left++);
+    early.push(bytes('ab'));
+    for await (const p of early) {
+      assert.equal(p.byteLength, 2);
+      break;
+    }
+    early.push(bytes('cd'));
+    assert.equal(early.complete, true);
+    early.written();
+    assert.equal(left, 0, 'a reader that left mid-answer may still hold a piece');
+
+    let failed = 0;
+    const cut = new ListPieceQueue(4, undefined, () => failed++);
+    cut.push(bytes('ab'));
+    cut.fail(new ListPiecesLost('cut'));
+    cut.written();
+    assert.equal(failed, 0, 'a failed answer');
+  });
 });
 
 describe('ShardClient with a streamed answer (a stand-in shard on the other end of the channel)', () => {
