@@ -19,6 +19,7 @@ import type { ErrorReporter } from './run-handler.ts';
 import { reportToConsole } from './run-handler.ts';
 import { WatchBudget } from './watch-budget.ts';
 import { answerH1ClientError } from './h1-client-error.ts';
+import { SERVER_CIPHER_OPTIONS } from './tls-preferences.ts';
 
 export interface NodeFrontendOptions {
   host: string;
@@ -75,6 +76,8 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
     // clients use this port too, and the authenticator decides.
     requestCert: true,
     rejectUnauthorized: false,
+    // Suites in the original's order (tls-preferences.ts).
+    ...SERVER_CIPHER_OPTIONS,
     allowHTTP1: true,
     // node's http.Server turns Nagle off by default; the TLS server under
     // http2 does not, which cost HTTP/1.1 a quarter of its throughput here.

@@ -48,6 +48,23 @@ describe('node front end', () => {
   describe('over HTTP/1.1', () => sharedFrontendTests(() => h1, () => recorder));
   describe('over HTTP/2', () => sharedFrontendTests(() => h2, () => recorder));
 
+  it('chooses cipher suites in the original\'s order (AES-128-GCM first), whatever the client prefers, and still serves any suite', async () => {
+    const negotiate = (opts: tls.ConnectionOptions): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const s = tls.connect({ host: '127.0.0.1', port: frontend.port, ca: pki.serverCaPem, ALPNProtocols: ['http/1.1'], ...opts }, () => {
+          const name = s.getCipher().standardName;
+          s.end();
+          resolve(name);
+        });
+        s.on('error', reject);
+      });
+    // node's own client, as curl's and Python's, lists AES-256-GCM first.
+    assert.equal(await negotiate({}), 'TLS_AES_128_GCM_SHA256');
+    assert.equal(await negotiate({ ciphers: 'TLS_AES_256_GCM_SHA384' }), 'TLS_AES_256_GCM_SHA384');
+    assert.equal(await negotiate({ ciphers: 'TLS_CHACHA20_POLY1305_SHA256' }), 'TLS_CHACHA20_POLY1305_SHA256');
+    assert.equal(await negotiate({ maxVersion: 'TLSv1.2' }), 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', 'TLS 1.2: AES-128-GCM too (an ECDSA test key)');
+  });
+
   it('negotiates HTTP/2 and HTTP/1.1 by ALPN, and serves clients that offer none', async () => {
     const viaH2 = await call(h2, { path: '/echo' });
     assert.equal(viaH2.alpn, 'h2');
