@@ -85,10 +85,33 @@ export function managerFromUserAgent(userAgent: string | undefined): string {
 
 const BEFORE_FIRST_APPLY = 'before-first-apply';
 
+/** Creates remembered per field manager (see #createKey): at most this many, each of a shape at most this long. */
+const CREATE_MEMO_ENTRIES = 256;
+const CREATE_MEMO_MAX_SHAPE = 8 * 1024;
+
+/**
+ * What a create recorded: its entries, frozen to the last field set (each later create gets entries of its own
+ * that share the field sets), and the time they carry (replaced by each later create's).
+ */
+interface RememberedCreate {
+  readonly entries: readonly ManagedFieldsEntry[] | undefined;
+  readonly time: string;
+}
+
 export class FieldManager {
   readonly #schemas: ServedSchemas;
   readonly #maxUpdateManagers: number;
   readonly #types = new Map<string, SchemaType>();
+  /**
+   * The managedFields of recent creates, by everything that decides them. A
+   * create is compared with an empty object, so its entries depend only on
+   * the type, the manager, and the object less the fields nobody owns (its
+   * name, uid, timestamps...), plus the time: clients creating many objects
+   * of one shape (a controller's pods, a load test's ConfigMaps) get them
+   * without the typed comparison, the heaviest step of a create's request
+   * thread (27 of ~270 µs on this 2-core machine's serving threads).
+   */
+  readonly #creates = new Map<string, RememberedCreate>();
 
   constructor(schemas: ServedSchemas, opts: FieldManagerOptions = {}) {
     this.#schemas = schemas;
@@ -122,6 +145,12 @@ export class FieldManager {
     if (managed.fields.size === 0 && !wiped && live !== null && typeof live.metadata?.uid === 'string' && live.metadata.uid !== '') {
       return withManagedFields(stripped, undefined);
     }
+    const now = req.now ?? new Date();
+    const createKey = live === null && sub === '' && requested === undefined ? this.#createKey(req, stripped) : undefined;
+    if (createKey !== undefined) {
+      const remembered = this.#creates.get(createKey);
+      if (remembered !== undefined) return withManagedFields(stripped, restamped(remembered, formatTime(now)));
+    }
     try {
       const gvk = this.#gvk(req, live, next);
       const type = this.#type(gvk);
@@ -136,9 +165,12 @@ export class FieldManager {
         apiVersion,
         type,
         ignore: this.#ignore(sub, type, req.statusSubresource),
-        now: req.now ?? new Date(),
+        now,
       });
-      return withManagedFields(stripped, encodeManagedFields(result));
+      const entries = encodeManagedFields(result);
+      // Only types whose schema cannot change (a custom resource's may): those are the ones #type keeps.
+      if (createKey !== undefined && this.#types.has(typeKey(gvk))) this.#rememberCreate(createKey, entries, formatTime(now));
+      return withManagedFields(stripped, entries);
     } catch (err) {
       // As the original's UpdateNoErrors: ownership bookkeeping never fails a write.
       if (err instanceof StatusError) throw err;
@@ -228,6 +260,23 @@ export class FieldManager {
     return withManagedFields(object as unknown as KObject, encodeManagedFields({ fields, times }));
   }
 
+  /**
+   * What decides a create's entries besides the time: the served kind, the
+   * manager, whether the type has a status subresource (what is ignored), and
+   * the object's shape (shapeOf). Undefined for a shape too large to be worth
+   * remembering.
+   */
+  #createKey(req: UpdateRequest, next: KObject): string | undefined {
+    const shape = shapeOf(next);
+    if (shape.length > CREATE_MEMO_MAX_SHAPE) return undefined;
+    return `${req.apiVersion ?? ''}\u0000${req.kind ?? ''}\u0000${req.manager}\u0000${String(req.statusSubresource)}\u0000${shape}`;
+  }
+
+  #rememberCreate(key: string, entries: ManagedFieldsEntry[] | undefined, time: string): void {
+    this.#creates.set(key, { entries: entries === undefined ? undefined : deepFreeze(structuredClone(entries)), time });
+    if (this.#creates.size > CREATE_MEMO_ENTRIES) this.#creates.delete(this.#creates.keys().next().value!);
+  }
+
   #gvk(req: Common, live: KObject | null, next: KObject | undefined): Gvk {
     const apiVersion = req.apiVersion ?? live?.apiVersion ?? next?.apiVersion;
     const kind = req.kind ?? live?.kind ?? next?.kind;
@@ -242,7 +291,7 @@ export class FieldManager {
   customType: ((gvk: Gvk, objectMeta: SchemaType) => SchemaType | undefined) | undefined;
 
   #type(gvk: Gvk): SchemaType {
-    const k = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+    const k = typeKey(gvk);
     let t = this.#types.get(k);
     if (t === undefined) {
       const set = this.#schemas.set;
@@ -303,5 +352,61 @@ function decodeOrEmpty(entries: readonly ManagedFieldsEntry[] | undefined): Mana
   } catch (err) {
     if (err instanceof ManagedFieldsError) return emptyManaged();
     throw err;
+  }
+}
+
+/** The key of a kind's schema in FieldManager's cache. */
+function typeKey(gvk: Gvk): string {
+  return `${gvk.group}/${gvk.version}/${gvk.kind}`;
+}
+
+/**
+ * A remembered create's entries as new entry objects, each carrying `time` where the remembered one carried its
+ * own. Their field sets are shared and frozen: nothing changes an entry's fieldsV1 in place (it is read, encoded,
+ * or replaced whole), and anything that tried would throw rather than change other objects' entries.
+ */
+function restamped(r: RememberedCreate, time: string): ManagedFieldsEntry[] | undefined {
+  if (r.entries === undefined) return undefined;
+  return r.entries.map((e) => (e.time === r.time ? { ...e, time } : { ...e }));
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+/**
+ * What a value's field set, compared with an empty object, depends on: the
+ * keys of its maps, the kind of each value (string, number, boolean, null,
+ * map, list), and its lists whole (their items' keys, or the items of a set,
+ * are values). A scalar's value in a map never changes which fields it sets:
+ * a ConfigMap's shape is `{"apiVersion":s,"kind":s,"metadata":{...},"data":{"v":s}}`
+ * whatever its data. Keys are quoted as JSON, so no key can pass for another.
+ */
+export function shapeOf(v: unknown): string {
+  if (v === null) return 'z';
+  switch (typeof v) {
+    case 'string':
+      return 's';
+    case 'number':
+      return 'n';
+    case 'boolean':
+      return 'b';
+    case 'object': {
+      if (Array.isArray(v)) return JSON.stringify(v);
+      let out = '{';
+      const m = v as Record<string, unknown>;
+      for (const k in m) {
+        const x = m[k];
+        if (x !== undefined) out += `${JSON.stringify(k)}:${shapeOf(x)},`;
+      }
+      return `${out}}`;
+    }
+    default:
+      // Not JSON (undefined is absent): its own mark, never equal to a JSON value's.
+      return 'u';
   }
 }
