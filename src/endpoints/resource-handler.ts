@@ -85,7 +85,8 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (ctx: RequestC
         if (action !== undefined) return serveAction(ctx, deps, action, rt, info);
         const n = negotiateFor(ctx, { read: false, watch: false, list: false, rt });
         const body = await readObject(ctx, decodeTarget(ctx, deps, 'CreateOptions', rt));
-        const res = await store.create(rt, info.namespace, body, writeOptions(ctx));
+        // The decoded body is this request's alone: the store need not copy it.
+        const res = await store.create(rt, info.namespace, body, writeOptions(ctx, true));
         return writeRendered(ctx, res.status, renderObject(rt, n, res.body));
       }
       case 'update': {
@@ -216,7 +217,8 @@ const OPTIONS_KIND: Readonly<Record<string, OptionsKind>> = { create: 'CreateOpt
  * does (422 Invalid on the options kind). An empty fieldManager is "not
  * set", as in the original.
  */
-function writeOptions(ctx: RequestContext): WriteOptions {
+/** The write's options from the request; `bodyOwned`: the body goes to the store, which may change it in place. */
+function writeOptions(ctx: RequestContext, bodyOwned = false): WriteOptions {
   const kind = OPTIONS_KIND[ctx.info?.verb ?? ''] ?? 'UpdateOptions';
   const q = ctx.req.query;
   const dryRun = checkDryRun(kind, q.getAll('dryRun'));
@@ -230,6 +232,7 @@ function writeOptions(ctx: RequestContext): WriteOptions {
     userAgent: ctx.req.header('user-agent'),
     recorder: ctx,
     requestOptions: requestOptions(kind, dryRun, manager),
+    bodyOwned,
   };
 }
 

@@ -41,6 +41,11 @@ export interface WriteOptions {
   recorder?: AdmissionRecorder | undefined;
   /** The request's options object as admission webhooks see it (CreateOptions, UpdateOptions...). */
   requestOptions?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * The caller hands the body over (a request's freshly decoded object, used for nothing else): a create
+   * changes it in place instead of copying it first.
+   */
+  bodyOwned?: boolean | undefined;
 }
 
 const NO_RECORDER: AdmissionRecorder = { warn: () => undefined, annotate: () => undefined };
@@ -271,7 +276,7 @@ export class GenericStore {
 
   async create(rt: ResourceType, namespace: string, body: KObject, opts: WriteOptions): Promise<WriteResult> {
     const ctx = this.#ctx(opts);
-    let obj = cloneJson(body);
+    let obj = opts.bodyOwned === true ? body : cloneJson(body);
     this.#checkTypeMeta(rt, obj);
     this.#bindNamespace(rt, obj, namespace);
     // The scheme's defaulting, as the original's decode: mutating admission sees the defaulted object, before the type's create rules and validation.

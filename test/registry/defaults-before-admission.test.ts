@@ -177,3 +177,26 @@ test('without admission the stored objects are what they are with a plugin that 
     assert.ok(JSON.stringify(plain).includes('"terminationMessagePath":"/dev/termination-log"'));
   }
 });
+
+test('a create copies the caller\'s body unless the caller hands it over (bodyOwned: a request\'s decoded body)', async () => {
+  const kept = pod();
+  const before = cloneJson(kept);
+  const store = new GenericStore(memoryShard(), NO_ADMISSION);
+  assert.equal((await store.create(PODS, 'default', kept, opts)).status, 201);
+  assert.deepEqual(kept, before, 'a body the caller keeps is not changed');
+
+  const given = { ...pod(), metadata: { name: 'p2' } };
+  const res = await store.create(PODS, 'default', given, { ...opts, bodyOwned: true });
+  assert.equal(res.status, 201);
+  assert.equal(typeof given.metadata.uid, 'string', 'a body handed over is changed in place, not copied');
+  assert.equal(decode(res.body).metadata.uid, given.metadata.uid);
+  // Either way the stored objects are the same.
+  const a = decode((await new GenericStore(memoryShard(), NO_ADMISSION).create(PODS, 'default', pod(), opts)).body);
+  const b = decode((await new GenericStore(memoryShard(), NO_ADMISSION).create(PODS, 'default', pod(), { ...opts, bodyOwned: true })).body);
+  for (const o of [a, b]) {
+    delete o.metadata.uid;
+    delete o.metadata.creationTimestamp;
+    delete o.metadata.managedFields;
+  }
+  assert.deepEqual(a, b);
+});
