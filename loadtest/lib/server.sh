@@ -12,3 +12,13 @@ start_server() {
   sleep 2
   TOKEN=$(awk -F, 'NR==1{print $1}' $D/tokens.csv)
 }
+
+# seed_configmaps NS COUNT: creates namespace NS and COUNT 1 KiB ConfigMaps in it (generateName l-) through h2load,
+# 32 connections on the uWS listener, and prints h2load's status-code line.
+seed_configmaps() {
+  curl -sk -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -X POST "https://127.0.0.1:$SP/api/v1/namespaces" \
+    -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"'$1'"}}' -o /dev/null
+  echo '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"l-"},"data":{"v":"'$(head -c 1024 /dev/zero | tr '\0' x)'"}}' > $D/body.json
+  h2load -c 32 -m 1 -t 1 --h1 -n $2 -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d $D/body.json \
+    "https://127.0.0.1:$UP/api/v1/namespaces/$1/configmaps" | grep -E '^status codes'
+}

@@ -9,11 +9,7 @@ set -u
 N=${N:-5}
 . "$(dirname "$0")/../lib/server.sh"
 SERVER_ARGS="--list-cache-bytes=0 ${SERVER_ARGS:-}" start_server
-curl -sk -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -X POST "https://127.0.0.1:$SP/api/v1/namespaces" \
-  -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"l50"}}' -o /dev/null
-echo '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"l-"},"data":{"v":"'$(head -c 1024 /dev/zero | tr '\0' x)'"}}' > $D/body.json
-h2load -c 32 -m 1 -t 1 --h1 -n 50000 -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d $D/body.json \
-  "https://127.0.0.1:$UP/api/v1/namespaces/l50/configmaps" | grep -E '^status codes'
+seed_configmaps l50 50000
 sleep 3
 cpu() { awk '{print $14+$15}' /proc/$PID/stat; }
 list() {

@@ -8,11 +8,7 @@ set -u
 ROUNDS=${ROUNDS:-3}
 . "$(dirname "$0")/../lib/server.sh"
 start_server
-curl -sk -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -X POST "https://127.0.0.1:$SP/api/v1/namespaces" \
-  -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"l50"}}' -o /dev/null
-echo '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"l-"},"data":{"v":"'$(head -c 1024 /dev/zero | tr '\0' x)'"}}' > $D/body.json
-h2load -c 32 -m 1 -t 1 --h1 -n 50000 -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d $D/body.json \
-  "https://127.0.0.1:$UP/api/v1/namespaces/l50/configmaps" | grep -E '^status codes'
+seed_configmaps l50 50000
 sleep 3
 list() { curl -sk $1 -H "authorization: Bearer $TOKEN" -H 'user-agent: list50k-bench' -o /dev/null -w '%{time_total} %{size_download} %{http_version}\n' "$2/api/v1/namespaces/l50/configmaps"; }
 for r in $(seq 1 $ROUNDS); do

@@ -10,20 +10,9 @@ import assert from 'node:assert/strict';
 import { FieldManager, shapeOf } from '../../src/apply/field-manager.ts';
 import { servedSchemas } from '../../src/openapi/served-schemas.ts';
 import type { KObject } from '../../src/registry/object.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 
 const schemas = servedSchemas([]);
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Case {
   readonly obj: KObject;
@@ -62,7 +51,7 @@ function randomCase(r: () => number, i: number): Case {
 
 describe('FieldManager: creates remembered', () => {
   it('records for 400 random creates what a FieldManager that saw no earlier create records', () => {
-    const r = rng(20261129);
+    const r = seededRandom(20261129);
     const remembering = new FieldManager(schemas);
     const now = new Date('2024-01-01T00:00:00Z');
     // How many creates repeat an earlier one's shape (what the memo answers): the test must exercise both paths.

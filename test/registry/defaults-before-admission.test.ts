@@ -185,7 +185,8 @@ test('a create copies the caller\'s body unless the caller hands it over (bodyOw
   assert.equal((await store.create(PODS, 'default', kept, opts)).status, 201);
   assert.deepEqual(kept, before, 'a body the caller keeps is not changed');
 
-  const given = { ...pod(), metadata: { name: 'p2' } };
+  const given = pod();
+  given.metadata.name = 'p2';
   const res = await store.create(PODS, 'default', given, { ...opts, bodyOwned: true });
   assert.equal(res.status, 201);
   assert.equal(typeof given.metadata.uid, 'string', 'a body handed over is changed in place, not copied');

@@ -10,22 +10,11 @@ import assert from 'node:assert/strict';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { REQUEST_DURATION_BUCKETS } from '../../src/server/metrics.ts';
 import { RequestSeries, SeriesCounter, SeriesHistogram } from '../../src/server/request-series.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 
 const LABELS = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 const TOTAL = { name: 'apiserver_request_total', help: 'requests', labelNames: [...LABELS, 'code'] };
 const DURATION = { name: 'apiserver_request_duration_seconds', help: 'latency', labelNames: LABELS, buckets: [...REQUEST_DURATION_BUCKETS] };
-
-/** A small fixed-seed generator (mulberry32), so failures reproduce. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pair(): { reference: Registry; ours: Registry; observe(values: string[], code: number, seconds: number): void } {
   const reference = new Registry();
@@ -51,7 +40,7 @@ const sortedLines = (text: string): string[] => text.split('\n').sort();
 describe('RequestSeries', () => {
   it('prints what prom-client prints for the same requests', async () => {
     const p = pair();
-    const next = random(11);
+    const next = seededRandom(11);
     const verbs = ['GET', 'LIST', 'POST', 'WATCH', 'APPLY'];
     const resources = ['pods', 'configmaps', 'services', ''];
     const codes = [200, 201, 404, 409, 500, 0];
@@ -79,7 +68,7 @@ describe('RequestSeries', () => {
     const series = new RequestSeries(['operation', 'type'], REQUEST_DURATION_BUCKETS);
     new SeriesHistogram({ ...config('a_seconds'), registers: [ours] }).bind(series);
     new SeriesHistogram({ ...config('b_seconds'), registers: [ours] }).bind(series);
-    const next = random(5);
+    const next = seededRandom(5);
     for (let i = 0; i < 500; i++) {
       const labels = { operation: next() < 0.5 ? 'get' : 'create', type: next() < 0.5 ? 'pods' : 'configmaps' };
       const seconds = next() * 0.3;

@@ -8,6 +8,7 @@ import type { StoreConfig } from '../../src/storage/config.ts';
 import { ShardRouter } from '../../shards/router.ts';
 import { ShardCallError } from '../../shards/shard-handle.ts';
 import { CollectingSink, configMapBytes, podBytes, testResources, type ParsedEvent } from '../support/shard-fixtures.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 
 export interface BackendFixture {
   config: StoreConfig;
@@ -26,18 +27,6 @@ async function expectCode(p: Promise<unknown>, code: string): Promise<ShardCallE
     return err;
   }
   assert.fail(`expected ${code}`);
-}
-
-/** A small deterministic PRNG so a failing randomized run can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function runShardSuite(name: string, makeBackend: () => Promise<BackendFixture>): void {
@@ -253,7 +242,7 @@ export function runShardSuite(name: string, makeBackend: () => Promise<BackendFi
 
     it('matches every watcher against the history under random concurrent writers (randomized)', async () => {
       const seed = Number(process.env['ORDERING_SEED'] ?? Date.now() % 1_000_000);
-      const rand = rng(seed);
+      const rand = seededRandom(seed);
       const n = freshNs();
       const resources = ['/configmaps', '/pods'] as const;
       const prefix = { '/configmaps': '/configmaps/', '/pods': '/pods/' } as const;
