@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { RbacPolicy } from '../../src/authz/rbac/policy.ts';
 import type { PolicyRule } from '../../src/authz/rbac/types.ts';
 import type { AuthorizationAttributes } from '../../src/authz/types.ts';
+import { seededRandom } from '../../test/support/seeded-random.ts';
 
 const GROUP = 'rbac.authorization.bench';
 const ROLES = 1000;
@@ -23,18 +24,6 @@ const CLUSTER_BINDINGS = 2000;
 const NAMESPACES = 200;
 const USERS = 2000;
 const GROUPS = 200;
-
-/** A small fixed-seed generator (mulberry32), so runs compare. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const RESOURCES = ['pods', 'services', 'configmaps', 'secrets', 'deployments', 'replicasets', 'jobs', 'events', 'endpoints', 'leases'];
 const GROUPS_OF: Record<string, string> = { deployments: 'apps', replicasets: 'apps', jobs: 'batch', leases: 'coordination.bench' };
@@ -47,7 +36,7 @@ export interface RbacBenchResult {
 }
 
 export function runRbacBench(seed = 1): RbacBenchResult {
-  const rand = rng(seed);
+  const rand = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const policy = new RbacPolicy(GROUP);
   const loadStart = performance.now();
