@@ -146,13 +146,16 @@ export class FieldManager {
       return withManagedFields(stripped, undefined);
     }
     const now = req.now ?? new Date();
-    const createKey = live === null && sub === '' && requested === undefined ? this.#createKey(req, stripped) : undefined;
-    if (createKey !== undefined) {
-      const remembered = this.#creates.get(createKey);
-      if (remembered !== undefined) return withManagedFields(stripped, restamped(remembered, formatTime(now)));
-    }
+    // A create remembered or to remember: only of kinds whose schema cannot change (a custom resource's may),
+    // which are those #type keeps; their first create is compared, and remembered once the schema is kept.
+    const create = live === null && sub === '' && requested === undefined;
     try {
       const gvk = this.#gvk(req, live, next);
+      let createKey = create && this.#types.has(typeKey(gvk)) ? this.#createKey(req, stripped) : undefined;
+      if (createKey !== undefined) {
+        const remembered = this.#creates.get(createKey);
+        if (remembered !== undefined) return withManagedFields(stripped, restamped(remembered, formatTime(now)));
+      }
       const type = this.#type(gvk);
       const apiVersion = gvString(gvk);
       const key = managerKey({ manager: req.manager === '' ? 'unknown' : req.manager, operation: 'Update', apiVersion, subresource: sub });
@@ -168,8 +171,8 @@ export class FieldManager {
         now,
       });
       const entries = encodeManagedFields(result);
-      // Only types whose schema cannot change (a custom resource's may): those are the ones #type keeps.
-      if (createKey !== undefined && this.#types.has(typeKey(gvk))) this.#rememberCreate(createKey, entries, formatTime(now));
+      if (create && this.#types.has(typeKey(gvk))) createKey ??= this.#createKey(req, stripped);
+      if (createKey !== undefined) this.#rememberCreate(createKey, entries, formatTime(now));
       return withManagedFields(stripped, entries);
     } catch (err) {
       // As the original's UpdateNoErrors: ownership bookkeeping never fails a write.
@@ -267,8 +270,8 @@ export class FieldManager {
    * remembering.
    */
   #createKey(req: UpdateRequest, next: KObject): string | undefined {
-    const shape = shapeOf(next);
-    if (shape.length > CREATE_MEMO_MAX_SHAPE) return undefined;
+    const shape = shapeOf(next, CREATE_MEMO_MAX_SHAPE);
+    if (shape === undefined) return undefined;
     return `${req.apiVersion ?? ''}\u0000${req.kind ?? ''}\u0000${req.manager}\u0000${String(req.statusSubresource)}\u0000${shape}`;
   }
 
@@ -385,28 +388,46 @@ function deepFreeze<T>(v: T): T {
  * are values). A scalar's value in a map never changes which fields it sets:
  * a ConfigMap's shape is `{"apiVersion":s,"kind":s,"metadata":{...},"data":{"v":s}}`
  * whatever its data. Keys are quoted as JSON, so no key can pass for another.
+ * Undefined once the shape grows past `max` characters (it stops there).
  */
-export function shapeOf(v: unknown): string {
-  if (v === null) return 'z';
-  switch (typeof v) {
-    case 'string':
-      return 's';
-    case 'number':
-      return 'n';
-    case 'boolean':
-      return 'b';
-    case 'object': {
-      if (Array.isArray(v)) return JSON.stringify(v);
-      let out = '{';
-      const m = v as Record<string, unknown>;
-      for (const k in m) {
-        const x = m[k];
-        if (x !== undefined) out += `${JSON.stringify(k)}:${shapeOf(x)},`;
-      }
-      return `${out}}`;
+export function shapeOf(v: unknown, max = Infinity): string | undefined {
+  const out = { s: '' };
+  return addShape(v, out, max) ? out.s : undefined;
+}
+
+/** Appends `v`'s shape to `out.s`; false as soon as it is longer than `max`. */
+function addShape(v: unknown, out: { s: string }, max: number): boolean {
+  if (v === null) out.s += 'z';
+  else {
+    switch (typeof v) {
+      case 'string':
+        out.s += 's';
+        break;
+      case 'number':
+        out.s += 'n';
+        break;
+      case 'boolean':
+        out.s += 'b';
+        break;
+      case 'object':
+        if (Array.isArray(v)) out.s += JSON.stringify(v);
+        else {
+          out.s += '{';
+          const m = v as Record<string, unknown>;
+          for (const k in m) {
+            const x = m[k];
+            if (x === undefined) continue;
+            out.s += `${JSON.stringify(k)}:`;
+            if (!addShape(x, out, max)) return false;
+            out.s += ',';
+          }
+          out.s += '}';
+        }
+        break;
+      default:
+        // Not JSON (undefined is absent): its own mark, never equal to a JSON value's.
+        out.s += 'u';
     }
-    default:
-      // Not JSON (undefined is absent): its own mark, never equal to a JSON value's.
-      return 'u';
   }
+  return out.s.length <= max;
 }

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FieldManager, shapeOf } from '../../src/apply/field-manager.ts';
 import { servedSchemas } from '../../src/openapi/served-schemas.ts';
+import { DEDUCED, mapType } from '../../src/apply/schema.ts';
 import type { KObject } from '../../src/registry/object.ts';
 import { seededRandom } from '../support/seeded-random.ts';
 
@@ -112,5 +113,26 @@ describe('FieldManager: creates remembered', () => {
     assert.notEqual(shapeOf({ 'a":s,"b': 's' }), shapeOf({ a: 's', b: 's' }), 'keys are quoted');
     assert.notEqual(shapeOf({ a: {} }), shapeOf({ a: [] }));
     assert.notEqual(shapeOf({ a: 's' }), shapeOf({ a: { } }));
+    assert.equal(shapeOf({ a: { b: 's' } }, 100), '{"a":{"b":s,},}');
+    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 's']));
+    assert.equal(shapeOf({ data: wide }, 1_000), undefined, 'past its bound it stops: a large object is not remembered');
+  });
+
+  it('records large objects and custom kinds as always, without remembering them', () => {
+    const fm = new FieldManager(schemas);
+    const big = (name: string): KObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`k${i}`, 'v'])) }) as KObject;
+    for (const name of ['one', 'two']) {
+      const got = fm.update({ live: null, next: big(name), manager: 'm', subresource: '', apiVersion: 'v1', kind: 'ConfigMap', statusSubresource: false, now: new Date('2024-01-01T00:00:00Z') });
+      assert.equal(Object.keys((got.metadata.managedFields![0]!.fieldsV1 as Record<string, Record<string, unknown>>)['f:data']!).length, 2_001);
+    }
+    // A custom kind's schema may change between two creates of one shape: each is compared under its schema.
+    const widget = (name: string): KObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name }, spec: { size: 1, color: 'red' } }) as KObject;
+    const create = (name: string): KObject => fm.update({ live: null, next: widget(name), manager: 'm', subresource: '', apiVersion: 'example.com/v1', kind: 'Widget', statusSubresource: false, now: new Date('2024-01-01T00:00:00Z') });
+    fm.customType = () => DEDUCED;
+    assert.deepEqual(create('a').metadata.managedFields?.[0]?.fieldsV1, { 'f:spec': { '.': {}, 'f:color': {}, 'f:size': {} } });
+    assert.deepEqual(create('b').metadata.managedFields?.[0]?.fieldsV1, { 'f:spec': { '.': {}, 'f:color': {}, 'f:size': {} } });
+    // Now its spec is one atomic value.
+    fm.customType = () => mapType({ element: DEDUCED, fields: (f) => (f === 'spec' ? mapType({ atomic: true, element: DEDUCED }) : f === 'metadata' ? DEDUCED : undefined) });
+    assert.deepEqual(create('c').metadata.managedFields?.[0]?.fieldsV1, { 'f:spec': {} });
   });
 });
