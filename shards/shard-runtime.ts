@@ -477,7 +477,7 @@ export class ShardRuntime {
           if (client.closed || stream.stopped) {
             if (stream.stopped) this.#streamsStopped++;
             done();
-            lease?.spoil();
+            // A reader that left spoils the lease (its pieces may still be in its response).
             this.#endPieceReader(key, false);
             return;
           }
