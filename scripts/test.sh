@@ -73,4 +73,13 @@ if [ -n "$lts_node" ]; then
   fail=$((fail + $(grep -E '^# fail [0-9]+' .tmp/test-output-node-lts.log | tail -1 | awk '{print $3}')))
 fi
 echo "${pass:-0} passed, ${fail:-0} failed"
+# CI keeps only the tail of this output: name every failure (and its first lines of YAML) again here, last.
+for log in .tmp/test-output.log .tmp/test-output-node-lts.log; do
+  [ -f "$log" ] || continue
+  awk -v src="$log" '
+    /^ *not ok / { if (!shown++) print "== failures in " src " =="; grab = 1; n = 0; print; next }
+    grab && /^ *\.\.\.$/ { grab = 0; next }
+    grab && n++ < 24 { print }
+  ' "$log"
+done
 [ "$main_status" -eq 0 ] && [ "$lts_status" -eq 0 ]
