@@ -18,11 +18,17 @@ const ANSWERS: Readonly<Record<string, string>> = {
   ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
 };
 
+/** Refused connections being drained: answered once, closed when their linger ends. */
+const lingering = new WeakSet<Duplex>();
+
 /** How long a refused connection is drained before it is closed for good. */
 export const CLIENT_ERROR_LINGER_MS = 500;
 
 /** The server's 'clientError' listener: answer once if nothing was written yet, then linger and close. */
 export function answerH1ClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // The parser stays on the socket while it drains and refuses every further chunk with another clientError;
+  // destroying the socket then (it is no longer writable) would reset it and lose the answer after all.
+  if (lingering.has(socket)) return;
   const s = socket as Duplex & { bytesWritten?: number };
   s.on('error', () => {});
   if (!s.writable || (s.bytesWritten ?? 0) > 0 || err.code === 'ECONNRESET') {
@@ -30,6 +36,7 @@ export function answerH1ClientError(err: NodeJS.ErrnoException, socket: Duplex):
     return;
   }
   const status = ANSWERS[err.code ?? ''] ?? '400 Bad Request';
+  lingering.add(s);
   s.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
   s.resume();
   setTimeout(() => s.destroy(), CLIENT_ERROR_LINGER_MS).unref();
