@@ -15,6 +15,7 @@
  */
 import type { Revision, Store, WriteOptions } from '../src/storage/interface.ts';
 import { FutureRevisionError, isStorageError, storageErrorToWire } from '../src/storage/errors.ts';
+import { copyWith } from '../src/api/object-copy.ts';
 import { WatchCache } from '../src/watchcache/watch-cache.ts';
 import { JsonObjectCodec } from '../src/watchcache/json-codec.ts';
 import { jsonFrames } from '../src/watchcache/json-frames.ts';
@@ -698,7 +699,7 @@ export class ShardRuntime {
         // Its pooled pieces come back once the cache lets go of it and its last asker is through.
         const lease = new PieceLease(this.#piecePool);
         const keep = (kept: Uint8Array[]): void => {
-          if (!this.#listResults.put(cacheKey, { ...reply, kept }, source)) return;
+          if (!this.#listResults.put(cacheKey, copyWith(reply, 'kept', kept), source)) return;
           lease.kept();
           this.#keptLeases.set(kept, lease);
         };
@@ -741,7 +742,8 @@ export class ShardRuntime {
       return answer;
     }
     const items = concatOwned(kept, undefined, (bytes) => itemBuffer(bytes, true));
-    const whole: ListReply = { ...answer, items, streamed: undefined };
+    const whole: ListReply = copyWith(answer, 'items', items);
+    whole.streamed = undefined;
     this.#listResults.replace(cacheKey, whole);
     return whole;
   }

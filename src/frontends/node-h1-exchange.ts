@@ -19,6 +19,7 @@ import { NodeWriteQueue } from './node-write-queue.ts';
 import type { BodyProgress } from './stream-body.ts';
 import { readStreamBody } from './stream-body.ts';
 import type { WatchBudget } from './watch-budget.ts';
+import { copyWith } from '../api/object-copy.ts';
 
 export function serveH1Request(msg: IncomingMessage, raw: ServerResponse, handler: RequestHandler, report: ErrorReporter, budget: WatchBudget): void {
   const lifecycle = new ExchangeLifecycle();
@@ -192,9 +193,9 @@ class H1Response implements FrontendResponse {
     const { status, headers } = this.#head;
     let out: OutgoingHttpHeaders = headers;
     if (length !== undefined && status >= 200 && status !== 204 && status !== 304 && findHeader(headers, 'content-length') === undefined) {
-      out = { ...out, 'content-length': length };
+      out = copyWith(out, 'content-length', length);
     }
-    if (this.#req.closeForUnreadBody()) out = { ...out, connection: 'close' };
+    if (this.#req.closeForUnreadBody()) out = copyWith(out, 'connection', 'close');
     this.#raw.writeHead(status, out);
     this.#headSent = true;
   }

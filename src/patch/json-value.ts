@@ -21,8 +21,11 @@ export function getOwn(obj: JsonObject, key: string): unknown {
 }
 
 export function setOwn(obj: JsonObject, key: string, value: unknown): void {
-  // A plain assignment to `__proto__` would replace the prototype instead of adding a key.
-  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  // A plain assignment to `__proto__` would replace the prototype instead of adding a key. Any other key is a
+  // plain data member of a plain object, where assignment does the same, as a fast store: defining every key
+  // made copying an object (cloneJson) cost ~6× as much.
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
 }
 
 /**

@@ -22,6 +22,7 @@ import { NO_TRANSACTION, type WriteHooks, type WriteTransaction } from './write-
 import { cloneJson, isPlainObject, jsonEqual, nowRfc3339, type KObject } from './object.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
 import { bareRelabel, relabelItems, relabelObject } from './conversions/relabel.ts';
+import { copyWith } from '../api/object-copy.ts';
 
 export interface WriteOptions {
   user: UserInfo | undefined;
@@ -608,7 +609,7 @@ export class GenericStore {
    * (a Binding, an Eviction): the mutating then the validating phase.
    */
   async admitCreate(rt: ResourceType, subresource: string, obj: KObject, opts: WriteOptions): Promise<void> {
-    const o = { ...opts, admitted: false };
+    const o = copyWith(opts, 'admitted', false);
     const admitted = (await this.#admitPhase('admit', 'CREATE', rt, obj, null, o, subresource)) ?? obj;
     await this.#admitPhase('validate', 'CREATE', rt, admitted, null, o, subresource);
   }

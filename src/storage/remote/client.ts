@@ -17,6 +17,7 @@ import { StoreClosedError, StorageUnavailableError, storageErrorFromWire } from 
 import type { SharedRevision } from '../shared-revision.ts';
 import { BatchedPort, type PortLike } from '../../../shards/batched-port.ts';
 import type { OkValue, StoreCall, StoreReply, WrittenKey, WrittenVia } from './protocol.ts';
+import { copyWith } from '../../api/object-copy.ts';
 
 type Pending = { resolve: (v: OkValue) => void; reject: (e: Error) => void };
 type CallWithoutId = StoreCall extends infer C ? (C extends { id: number } ? Omit<C, 'id'> : never) : never;
@@ -94,7 +95,8 @@ export class RemoteStore implements Store {
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (v: OkValue) => void, reject });
-      this.#port.send({ ...call, id } as StoreCall);
+      // Not `{ ...call, id }`: a member added after a spread is slow on Node 20 (api/object-copy.ts).
+      this.#port.send(copyWith(call, 'id', id) as StoreCall);
     });
   }
 
