@@ -18,11 +18,18 @@ import { thenMaybe, type MaybePromise } from '../api/maybe-promise.ts';
  * the user object, such as the audit event's encoded user, hits).
  */
 const withGroup = new WeakMap<UserInfo, UserInfo>();
+/** Shared (frozen) results with the group added, per result: such a result is answered with one object, not a copy per request. */
+const sharedResults = new WeakMap<AuthResult, AuthResult>();
 
 export function addAuthenticatedGroup(result: AuthResult): AuthResult {
   if (result.kind !== 'user') return result;
   const { user } = result;
   if (user.name === USER_ANONYMOUS) return result;
+  const shared = Object.isFrozen(result);
+  if (shared) {
+    const known = sharedResults.get(result);
+    if (known !== undefined) return known;
+  }
   if (user.groups.some((g) => g === GROUP_AUTHENTICATED || g === GROUP_UNAUTHENTICATED)) return result;
   let added = withGroup.get(user);
   if (added === undefined) {
@@ -30,7 +37,10 @@ export function addAuthenticatedGroup(result: AuthResult): AuthResult {
     added = { ...user, groups: [...user.groups, GROUP_AUTHENTICATED] };
     withGroup.set(user, added);
   }
-  return { ...result, user: added };
+  if (!shared) return { ...result, user: added };
+  const answer: AuthResult = Object.freeze({ ...result, user: added });
+  sharedResults.set(result, answer);
+  return answer;
 }
 
 export class AuthenticatedGroupAdder implements Authenticator {

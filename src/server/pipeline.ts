@@ -209,12 +209,20 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
     });
     generic.metrics = metrics;
     router.observe = (op, resource, seconds) => metrics.observeStorageRequest(op, resource, seconds);
-    const threadRequests = new Counter({
+    // Counted in a plain number and handed to prom-client when scraped: its inc hashes the labels on every call.
+    let threadRequests = 0;
+    let threadRequestsReported = 0;
+    const threadLabels = { thread: String(inp.thread) };
+    new Counter({
       name: 'apiserver_frontend_thread_requests_total',
       help: 'Requests received by each serving thread of this process (0: the main thread, 1..: front-end worker threads).',
       labelNames: ['thread'],
       registers: [metrics.registry],
-    }).labels(String(inp.thread));
+      collect(this: Counter<'thread'>) {
+        this.inc(threadLabels, threadRequests - threadRequestsReported);
+        threadRequestsReported = threadRequests;
+      },
+    });
     const healthHandle = healthHandler(health, logger);
 
     // Authentication and authorization.
@@ -337,7 +345,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
       flowcontrol,
     });
     const handler: RequestHandler = (req, res) => {
-      threadRequests.inc();
+      threadRequests++;
       return chain(req, res);
     };
     return { handler, store, metrics, health, objects, serviceAllocators, authorizer, shutdown, drain, flowcontrol, close };

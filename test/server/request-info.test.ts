@@ -185,6 +185,18 @@ describe('parseRequestInfo: path decoding', () => {
   it('keeps a malformed escape as sent', () => {
     assert.equal(parse('GET', '/api/v1/pods/%zz').name, '%zz');
   });
+
+  it('splits on every slash as strings.Split does, after trimming the leading and trailing ones', () => {
+    // The path split by hand (indexOf) must give what split('/') gives, empty segments included.
+    // `namespaces//pods`: an empty namespace name, so a list of pods in every namespace (as the original).
+    const info = parse('GET', '//api/v1/namespaces//pods/');
+    assert.deepEqual([info.resource, info.namespace, info.verb, info.parts], ['pods', '', 'list', ['pods']]);
+    const named = parse('GET', '/apis/apps/v1/namespaces/ns/deployments/d/scale/');
+    assert.deepEqual([named.apiGroup, named.namespace, named.name, named.subresource, named.parts], ['apps', 'ns', 'd', 'scale', ['deployments', 'd', 'scale']]);
+    assert.deepEqual(parse('GET', '///').parts, []);
+    assert.equal(parse('GET', '///').isResourceRequest, false);
+    assert.deepEqual(parse('GET', '/api/v1/namespaces/ns/configmaps/c').parts, ['configmaps', 'c']);
+  });
 });
 
 describe('isLongRunning', () => {
