@@ -34,8 +34,10 @@ export interface DecodeTarget {
  */
 export function decodeJsonBody(bytes: Uint8Array, t: DecodeTarget): { object: Record<string, unknown>; warnings: string[] } {
   let duplicate: string[] = [];
+  // One Buffer view for the scan (its quote search) and the parse.
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (t.fieldValidation !== 'Ignore') {
-    const scan = scanJson(bytes);
+    const scan = scanJson(text);
     if (scan.tooDeepAt >= 0) {
       throw errors.badRequest(`the object provided is unrecognized (must be of type ${t.kind}): couldn't get version/kind; json parse error: ${jsonDepthMessage(bytes, scan.tooDeepAt)} (${summarize(bytes)})`);
     }
@@ -43,7 +45,7 @@ export function decodeJsonBody(bytes: Uint8Array, t: DecodeTarget): { object: Re
   }
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    value = JSON.parse(text.toString('utf8'));
     if (mayHoldSurrogateEscape(bytes)) replaceLoneSurrogates(value);
   } catch (err) {
     throw errors.badRequest(`error decoding request body: ${err instanceof Error ? err.message : String(err)}`);

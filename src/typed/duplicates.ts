@@ -78,11 +78,7 @@ export function scanJson(b: Uint8Array, limit = MAX_NESTING_DEPTH): JsonScan {
     if (c === 0x22 /* " */) {
       if (!expectKey) {
         // A value: skipped, not hashed.
-        for (i++; i < n; i++) {
-          const d = b[i]!;
-          if (d === 0x22) break;
-          if (d === 0x5c) i++;
-        }
+        i = closingQuote(b, i + 1);
         continue;
       }
       const start = i + 1;
@@ -157,8 +153,26 @@ export function scanJson(b: Uint8Array, limit = MAX_NESTING_DEPTH): JsonScan {
 }
 
 function closingQuote(b: Uint8Array, start: number): number {
+  const n = b.length;
   let i = start;
-  while (i < b.length && b[i] !== 0x22) i += b[i] === 0x5c ? 2 : 1;
+  // Short strings (most keys and values) byte by byte; the rest of a long one through the native search for a
+  // quote, which is escaped when an odd run of backslashes ends right before it.
+  const byHand = Math.min(n, start + 32);
+  while (i < byHand) {
+    const d = b[i]!;
+    if (d === 0x22) return i;
+    i += d === 0x5c ? 2 : 1;
+  }
+  // Node's Buffer#indexOf is a memchr (a 1 KiB value: ~50 ns); a plain Uint8Array's is a loop ten times slower.
+  const search = Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  while (i < n) {
+    const quote = search.indexOf(0x22, i);
+    if (quote < 0) return n;
+    let run = 0;
+    while (quote - run - 1 >= i && b[quote - run - 1] === 0x5c) run++;
+    if ((run & 1) === 0) return quote;
+    i = quote + 1;
+  }
   return i;
 }
 
