@@ -300,7 +300,9 @@ export class GenericStore {
     const requestedName = meta.name ?? '';
     const generate = (meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '';
     if (generate) meta.name = generatedName(meta.generateName!);
-    this.#validate(rt, obj, [...validateObjectMeta(meta, rt), ...(rt.strategy.validate?.(obj, ctx) ?? [])]);
+    const metaErrors = validateObjectMeta(meta, rt);
+    const typeErrors = rt.strategy.validate?.(obj, ctx);
+    this.#validate(rt, obj, typeErrors === undefined || typeErrors.length === 0 ? metaErrors : metaErrors.concat(typeErrors));
     const tracked = this.#track(rt, null, obj, opts, '');
     if (tracked !== obj) obj.metadata.managedFields = tracked.metadata.managedFields;
     await this.#admitPhase('validate', 'CREATE', rt, obj, null, opts, '', requestedName);

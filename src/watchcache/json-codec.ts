@@ -159,10 +159,11 @@ export class JsonObjectCodec implements ObjectCodec {
  * structured clone to another thread.
  */
 function spliceRevision(stored: Buffer, at: number, revision: Revision): Buffer {
-  const rv = Buffer.from(`"metadata":{"resourceVersion":"${revision}"`);
+  // ASCII (a revision is digits): its length is its byte length, and it is written straight into the new bytes.
+  const rv = `"metadata":{"resourceVersion":"${revision}"`;
   const json = Buffer.allocUnsafeSlow(stored.length - PLACEHOLDER.length + rv.length);
   stored.copy(json, 0, 0, at);
-  rv.copy(json, at);
+  json.write(rv, at, 'latin1');
   stored.copy(json, at + rv.length, at + PLACEHOLDER.length);
   return json;
 }
