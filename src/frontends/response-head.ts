@@ -48,6 +48,9 @@ export function wantsClose(headers: ResponseHeaders): boolean {
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_VALUE = /[\r\n\0]/;
+/** Header names already checked: a response's few names repeat on every response; bounded, as a handler may make names. */
+const validNames = new Set<string>();
+const MAX_VALID_NAMES = 1024;
 
 /**
  * node's HTTP/1.1 stack rejects CR/LF in header names and values; its HTTP/2
@@ -56,6 +59,10 @@ const BAD_VALUE = /[\r\n\0]/;
  * proxy). Same rule, same failure, on every path.
  */
 export function checkHeader(name: string, value: string): void {
-  if (!TOKEN.test(name)) throw new TypeError(`invalid response header name ${JSON.stringify(name)}`);
+  if (!validNames.has(name)) {
+    if (!TOKEN.test(name)) throw new TypeError(`invalid response header name ${JSON.stringify(name)}`);
+    if (validNames.size < MAX_VALID_NAMES) validNames.add(name);
+  }
   if (BAD_VALUE.test(value)) throw new TypeError(`invalid characters in response header ${name}`);
 }
+
