@@ -182,17 +182,20 @@ export class ListPieceQueue implements AsyncIterable<Uint8Array> {
   #wake: (() => void) | undefined;
   #onAbandon: (() => void) | undefined;
   #onWritten: (() => void) | undefined;
+  /** release()'s word to the shard: the same as abandon()'s (stop, and never reuse). */
+  #onReleased: (() => void) | undefined;
   /** The shard was told the reader left before the answer was through. */
   #stopped = false;
 
   /**
-   * `onAbandon`: the reader left while the answer was still coming. `onWritten`: the reader wrote every
-   * piece and its response ended cleanly (see written()).
+   * `onAbandon`: the reader left while the answer was still coming, or (release()) after it came without
+   * writing it cleanly. `onWritten`: the reader wrote every piece and its response ended cleanly (see written()).
    */
   constructor(total: number, onAbandon?: () => void, onWritten?: () => void) {
     this.total = total;
     this.#onAbandon = onAbandon;
     this.#onWritten = onWritten;
+    this.#onReleased = onAbandon;
   }
 
   /** True once every byte arrived (or the answer failed). */
@@ -241,6 +244,24 @@ export class ListPieceQueue implements AsyncIterable<Uint8Array> {
     const told = this.#onWritten;
     if (told === undefined || this.#stopped || this.#failure !== undefined || this.#received !== this.total) return;
     this.#onWritten = undefined;
+    this.#onReleased = undefined;
+    told();
+  }
+
+  /**
+   * The reader is through without having written every piece cleanly (its
+   * client went away after the last piece came, its response failed, it never
+   * began): the shard counts it out at once and never reuses the pieces, which
+   * its response may still hold. Told once, and only when neither abandon()
+   * (mid-answer) nor written() told the shard already, and the answer did not
+   * fail (the shard ended that one itself).
+   */
+  release(): void {
+    const told = this.#onReleased;
+    this.#onReleased = undefined;
+    this.#onWritten = undefined;
+    if (told === undefined || this.#stopped || this.#failure !== undefined) return;
+    this.#stopped = true;
     told();
   }
 

@@ -7,7 +7,8 @@ import type { RequestContext, RequestInfo } from '../server/context.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { DeleteOptions, GenericStore, WriteOptions } from '../registry/generic-store.ts';
-import type { Filter } from '../../shards/protocol.ts';
+import type { Filter, ListReply } from '../../shards/protocol.ts';
+import type { Negotiated } from './negotiate.ts';
 import { compileFilter } from '../watchcache/filter.ts';
 import { SelectorError } from '../selectors/index.ts';
 import { isPlainObject, type KObject } from '../registry/object.ts';
@@ -138,6 +139,16 @@ async function serveList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: Res
   // A large JSON answer may come in pieces, written as they arrive (writeStreamedList); other representations parse it whole.
   const stream = n.kind === 'json';
   const reply = await deps.store.list(rt, plan.read, filter, { startKey, limit: plan.limit, encoding: listEncodingFor(rt, n), remainingFromStart: known, stream });
+  try {
+    return answerList(ctx, deps, rt, n, reply, filterKey);
+  } catch (err) {
+    // An answer in pieces that is never written: the shard counts its reader out (and never reuses them).
+    reply.pieces?.release();
+    throw err;
+  }
+}
+
+function answerList(ctx: RequestContext, deps: ResourceHandlerDeps, rt: ResourceType, n: Negotiated, reply: ListReply, filterKey: string): Promise<void> | void {
   let cont: string | undefined;
   if (reply.lastKey !== undefined) {
     cont = deps.continueTokens.encode({

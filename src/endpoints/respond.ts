@@ -56,6 +56,7 @@ export async function writeStreamedList(ctx: RequestContext, head: Uint8Array, p
   const res = ctx.res;
   if (res.closed) {
     pieces.abandon();
+    pieces.release();
     return;
   }
   ctx.status = 200;
@@ -85,18 +86,24 @@ export async function writeStreamedList(ctx: RequestContext, head: Uint8Array, p
     }
   } catch (err) {
     res.destroy();
+    pieces.release();
     throw err;
   } finally {
     pieces.abandon();
   }
-  if (res.closed) return;
+  if (res.closed) {
+    pieces.release();
+    return;
+  }
   res.end(tail);
   // Every piece went to the response. Once it is over without the client going away, the front end and its
   // transport hold none of them (node's streams let go of a chunk when it is written, uWS copies at once): the
-  // shard may make later answers in their memory. An aborted response may still hold some, and never says so.
+  // shard may make later answers in their memory. An aborted response may still hold some: the shard is told
+  // the reader is through, but never reuses them.
   const signal = ctx.req.signal;
   res.onClose(() => {
-    if (!signal.aborted) pieces.written();
+    if (signal.aborted) pieces.release();
+    else pieces.written();
   });
 }
 

@@ -268,7 +268,7 @@ describe('streamed answers made in the pieces of earlier ones (shards/list-piece
     return shard.router.create('/configmaps', `/configmaps/reuse/w${String(written).padStart(3, '0')}`, configMapBytes('reuse', `w${String(written).padStart(3, '0')}`, { v: 'w'.repeat(written) }));
   };
   /** A streamed list read through, its bytes copied out; `done` says how the reader ends. */
-  const listOnce = async (done: 'written' | 'silent' | 'left'): Promise<string[]> => {
+  const listOnce = async (done: 'written' | 'silent' | 'left' | 'released'): Promise<string[]> => {
     const reply = await shard.router.list('/configmaps', { kind: 'latest' }, { namespace: 'reuse' }, { stream: true });
     assert.ok(reply.pieces !== undefined);
     const got: Buffer[] = [];
@@ -277,6 +277,7 @@ describe('streamed answers made in the pieces of earlier ones (shards/list-piece
       if (done === 'left') break;
     }
     if (done === 'written') reply.pieces.written();
+    if (done === 'released') reply.pieces.release();
     return done === 'left' ? [] : names(Buffer.concat(got));
   };
 
@@ -319,6 +320,16 @@ describe('streamed answers made in the pieces of earlier ones (shards/list-piece
     const next = await pieceStats();
     await listOnce('silent');
     assert.equal((await pieceStats()).reused, next.reused, 'the pieces of the answer left mid-way did not come back');
+
+    // A reader that had every piece but whose response was not written cleanly (its client left at the end).
+    await write();
+    const beforeReleased = await pieceStats();
+    await listOnce('released');
+    await until('the released reader is counted out', (s) => s.readers === beforeReleased.readers);
+    await write();
+    const afterReleased = await pieceStats();
+    await listOnce('silent');
+    assert.equal((await pieceStats()).reused, afterReleased.reused, 'the pieces of the released answer did not come back');
   });
 });
 

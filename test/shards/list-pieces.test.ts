@@ -265,6 +265,43 @@ describe('ListPieceQueue', () => {
     cut.written();
     assert.equal(failed, 0, 'a failed answer');
   });
+
+  it('says once that a reader with every piece is through without writing them cleanly, and only then', async () => {
+    let stopped = 0;
+    let clean = 0;
+    const q = new ListPieceQueue(4, () => stopped++, () => clean++);
+    q.push(bytes('abcd'));
+    for await (const p of q) assert.equal(p.byteLength, 4);
+    q.release();
+    q.release();
+    q.written();
+    assert.deepEqual([stopped, clean], [1, 0], 'released once, and never written after');
+
+    let stoppedAfterWritten = 0;
+    const w = new ListPieceQueue(2, () => stoppedAfterWritten++, () => undefined);
+    w.push(bytes('ab'));
+    for await (const p of w) assert.equal(p.byteLength, 2);
+    w.written();
+    w.release();
+    assert.equal(stoppedAfterWritten, 0, 'an answer written cleanly is not released');
+
+    let stoppedMid = 0;
+    const mid = new ListPieceQueue(4, () => stoppedMid++);
+    mid.push(bytes('ab'));
+    for await (const p of mid) {
+      assert.equal(p.byteLength, 2);
+      break;
+    }
+    mid.release();
+    assert.equal(stoppedMid, 1, 'a reader that left mid-answer was told once, at abandon');
+
+    let stoppedFailed = 0;
+    const failed = new ListPieceQueue(4, () => stoppedFailed++);
+    failed.fail(new ListPiecesLost('cut'));
+    failed.release();
+    assert.equal(stoppedFailed, 0, 'a failed answer: the shard ended it itself');
+
+  });
 });
 
 describe('ShardClient with a streamed answer (a stand-in shard on the other end of the channel)', () => {
