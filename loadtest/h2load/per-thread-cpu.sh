@@ -23,5 +23,5 @@ snap > $D/a
 OUT=$(h2load -c 32 -m 1 -t 1 --h1 -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d $D/body.json -D 8 https://127.0.0.1:$UP/api/v1/namespaces/default/configmaps 2>&1 | grep -E "^requests:|status codes")
 snap > $D/b
 echo "threads=$T: $OUT"
-join <(awk '{c[$1]+=$2} END{for(k in c) print k, c[k]}' $D/a | sort) <(awk '{c[$1]+=$2} END{for(k in c) print k, c[k]}' $D/b | sort) | awk '{d=$3-$2; if (d>0) printf "  %-28s %5d ticks\n", $1, d}' | sort -k2 -nr | head -8
+join <(awk '{c[$1]+=$2} END{for(k in c) print k, c[k]}' $D/a | sort) <(awk '{c[$1]+=$2} END{for(k in c) print k, c[k]}' $D/b | sort) | awk '{d=$3-$2; if (d>0) printf "  %-28s %5d ticks\n", $1, d}' | sort -k2 -nr | head -14
 kill $PID; wait $PID 2>/dev/null; rm -rf $D

@@ -85,8 +85,10 @@ class UwsRequest extends RequestBase {
           if (!lifecycle.closed) res.resume();
         },
       });
-      // uWS reuses (neuters) the chunk's memory once this returns: copy it.
-      res.onData((chunk, last) => body.push(new Uint8Array(chunk.slice(0)), last));
+      // uWS reuses (neuters) the chunk's memory once this returns: copy it. Into Buffer's shared pool (a
+      // third of an ArrayBuffer of its own, ~0.4 against ~1.3 µs a 1 KiB body): a body is read, decoded and
+      // dropped, never transferred to another thread.
+      res.onData((chunk, last) => body.push(Buffer.from(new Uint8Array(chunk)), last));
       this.#body = body;
     }
   }

@@ -161,7 +161,9 @@ export class JsonObjectCodec implements ObjectCodec {
 function spliceRevision(stored: Buffer, at: number, revision: Revision): Buffer {
   // ASCII (a revision is digits): its length is its byte length, and it is written straight into the new bytes.
   const rv = `"metadata":{"resourceVersion":"${revision}"`;
-  const json = Buffer.allocUnsafeSlow(stored.length - PLACEHOLDER.length + rv.length);
+  // From Buffer's shared pool: a write's answer is written to its client and dropped (never kept, never moved to
+  // another thread), and an ArrayBuffer of its own costs about three times as much to make.
+  const json = Buffer.allocUnsafe(stored.length - PLACEHOLDER.length + rv.length);
   stored.copy(json, 0, 0, at);
   json.write(rv, at, 'latin1');
   stored.copy(json, at + rv.length, at + PLACEHOLDER.length);
@@ -189,6 +191,7 @@ export function hasRevisionPlaceholder(stored: Uint8Array): boolean {
  * An object's JSON as served at `revision`, from its stored bytes: what
  * JsonObjectCodec.decode makes, for a writer that needs the bytes alone
  * (shards/direct-writes.ts). Null when the stored bytes are no JSON object.
+ * Small answers share Buffer's pool: to write out, not to keep or transfer.
  */
 export function jsonAtRevision(stored: Uint8Array, revision: Revision): Buffer | null {
   const buf = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
@@ -203,13 +206,23 @@ export function jsonAtRevision(stored: Uint8Array, revision: Revision): Buffer |
  * kind, apiVersion, then metadata starting with an empty resourceVersion.
  */
 export function serializeForStorage(obj: Readonly<Record<string, unknown>>): Uint8Array {
-  const { kind, apiVersion, metadata, ...rest } = obj;
-  const md = (metadata && typeof metadata === 'object' ? metadata : {}) as Record<string, unknown>;
-  const { resourceVersion: _dropped, ...mdRest } = md;
+  // Members copied one by one (not through rest copies, slow on Node 20); a `__proto__` member (JSON.parse makes
+  // one) stays a member: plain assignment would set the copy's prototype and drop it from the text.
   const ordered: Record<string, unknown> = {};
-  if (kind !== undefined) ordered['kind'] = kind;
-  if (apiVersion !== undefined) ordered['apiVersion'] = apiVersion;
-  ordered['metadata'] = { resourceVersion: '', ...mdRest };
-  Object.assign(ordered, rest);
+  if (obj['kind'] !== undefined) ordered['kind'] = obj['kind'];
+  if (obj['apiVersion'] !== undefined) ordered['apiVersion'] = obj['apiVersion'];
+  const metadata = obj['metadata'];
+  const md: Record<string, unknown> = { resourceVersion: '' };
+  if (metadata !== null && typeof metadata === 'object') {
+    const source = metadata as Record<string, unknown>;
+    for (const key of Object.keys(source)) if (key !== 'resourceVersion') setMember(md, key, source[key]);
+  }
+  ordered['metadata'] = md;
+  for (const key of Object.keys(obj)) if (key !== 'kind' && key !== 'apiVersion' && key !== 'metadata') setMember(ordered, key, obj[key]);
   return encoder.encode(JSON.stringify(ordered));
+}
+
+function setMember(o: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  else o[key] = value;
 }
