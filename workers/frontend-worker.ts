@@ -162,7 +162,7 @@ async function main(): Promise<void> {
       startNodeFrontend({
         host: opts.bindAddress,
         port: data.securePort,
-        reusePort: true,
+        sharePort: 'join',
         tls: { cert, key, clientCa: data.handshakeCa },
         handler: pipeline.handler,
         maxStreamsPerConnection: opts.http2MaxStreamsPerConnection,

@@ -20,6 +20,7 @@ import { reportToConsole } from './run-handler.ts';
 import { WatchBudget } from './watch-budget.ts';
 import { answerH1ClientError } from './h1-client-error.ts';
 import { SERVER_CIPHER_OPTIONS } from './tls-preferences.ts';
+import { sharedListenOptions } from './shared-port.ts';
 
 export interface NodeFrontendOptions {
   host: string;
@@ -43,11 +44,11 @@ export interface NodeFrontendOptions {
   /** Bounds what slow streamed responses hold, shared with the other front ends; unbounded by default. */
   watchBudget?: WatchBudget;
   /**
-   * Listen with SO_REUSEPORT so servers in other threads can share the port
-   * (Node >= 22.12 / 23.1; older versions ignore the option, and a second
-   * listener then fails with EADDRINUSE).
+   * Share the port with servers in other threads (SO_REUSEPORT: node's own
+   * `reusePort` where it has it, else the orch-reuseport addon; shared-port.ts).
+   * `first`: this server opens the port, and refuses one someone else listens on.
    */
-  reusePort?: boolean;
+  sharePort?: 'first' | 'join';
 }
 
 /** The original's HTTP/2 stream limit when --http2-max-streams-per-connection is 0 (secure_serving.go). */
@@ -129,8 +130,7 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    // `reusePort` is newer than these type definitions (Node 20's).
-    const listenOptions = { port: opts.port, host: opts.host, ...(opts.reusePort === true ? { reusePort: true } : {}) };
+    const listenOptions = opts.sharePort === undefined ? { port: opts.port, host: opts.host } : sharedListenOptions(opts.host, opts.port, opts.sharePort === 'first');
     server.listen(listenOptions, () => {
       server.off('error', reject);
       resolve();

@@ -3,8 +3,9 @@
  * main one, each serving requests with its own copy of the pipeline
  * (pipeline.ts) and its own channel to every shard, on the same uWS port
  * (SO_REUSEPORT: the kernel spreads connections over the threads' listening
- * sockets) and, where node:http2 can share a port (Node >= 22.12 / 23.1,
- * `listen({ reusePort })`), on the secure port too.
+ * sockets) and, where node's servers can share a port (Node >= 22.12 / 23.1
+ * by `listen({ reusePort })`, older ones through the orch-reuseport addon;
+ * src/frontends/shared-port.ts), on the secure port too.
  *
  * This is the main thread's side: it starts the workers, hands each a fresh
  * channel to a shard when it asks (at start, and after a shard thread was
@@ -51,7 +52,7 @@ export interface FrontendWorkerData {
   servingKeyPath: string;
   /** The uWS port the main thread bound, or null when it serves none. */
   uwsPort: number | null;
-  /** The secure port, when this Node can share it (reusePort); null: the main thread alone serves it. */
+  /** The secure port, when node's servers can share it here (shared-port.ts); null: the main thread alone serves it. */
   securePort: number | null;
   placement: Record<string, number>;
   shardCount: number;
@@ -71,12 +72,6 @@ export interface FrontendWorkerData {
 
 /** What the main thread gives each worker besides its number and listening ports. */
 export type FrontendThreadsInputs = Omit<FrontendWorkerData, 'entry' | 'thread' | 'uwsPort' | 'securePort' | 'placement' | 'shardCount' | 'directWriteResources' | 'logPort' | 'auditPort'>;
-
-/** Whether node:http2 servers of several threads can listen on one port (`listen({ reusePort })`). */
-export function nodeReusePortSupported(version = process.versions.node): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return major >= 24 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
-}
 
 /** How long a worker may take to answer a metrics or revisions question before it is left out. */
 const ASK_TIMEOUT_MS = 2000;

@@ -49,7 +49,8 @@ import { API_FLAVOR, API_FLAVOR_ENV, apiGroup, names } from '../naming/index.ts'
 import { buildPipeline, buildRegistry } from './pipeline.ts';
 import { FeatureGates } from '../versions/feature-gates.ts';
 import { SHARED_INFLIGHT_BYTES, SharedInflightCounter } from './shared-inflight.ts';
-import { FrontendThreads, nodeReusePortSupported } from './frontend-threads.ts';
+import { FrontendThreads } from './frontend-threads.ts';
+import { sharedPortMethod } from '../frontends/shared-port.ts';
 import { openAuditSink } from '../audit/index.ts';
 import { ShutdownSignals } from './lifecycle.ts';
 import { drainThread } from './drain-thread.ts';
@@ -320,13 +321,13 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
     });
     registerWatchBudgetMetrics(metrics.registry, watchBudget);
     const onError = (err: unknown): void => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'front end error');
-    // Workers share the secure port only where node:http2 can (reusePort); else this thread serves it alone.
+    // Workers share the secure port where node's servers can (SO_REUSEPORT, shared-port.ts); else this thread serves it alone.
     const uws = opts.uwsPort !== 0 ? loadUws() : null;
-    const shareSecurePort = opts.frontendThreads > 1 && nodeReusePortSupported();
+    const shareSecurePort = opts.frontendThreads > 1 && sharedPortMethod() !== null;
     const node: Frontend = await startNodeFrontend({
       host: opts.bindAddress,
       port: opts.securePort,
-      reusePort: shareSecurePort,
+      ...(shareSecurePort ? { sharePort: 'first' as const } : {}),
       tls: { cert: servingCert, key: servingKey, clientCa: handshakeCa },
       handler,
       maxStreamsPerConnection: opts.http2MaxStreamsPerConnection,

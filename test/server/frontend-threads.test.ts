@@ -20,7 +20,8 @@ import { KeepAliveConnection } from '../support/keepalive-connection.ts';
 import { SKIP_WITHOUT_UWS } from '../support/uws-toggle.ts';
 import { names } from '../../src/naming/index.ts';
 import { decodeObject } from '../../src/protobuf/index.ts';
-import { TEST_HOOKS_ENV, nodeReusePortSupported } from '../../src/server/frontend-threads.ts';
+import { TEST_HOOKS_ENV } from '../../src/server/frontend-threads.ts';
+import { sharedPortMethod } from '../../src/frontends/shared-port.ts';
 
 interface WatchLine {
   type: string;
@@ -281,7 +282,7 @@ async function connOn(t: TestServer, ca: Buffer, thread: string, spare: Conn[], 
   throw new Error(`no connection landed on thread ${thread}`);
 }
 
-describe('front-end threads on the secure port (node:http2 with reusePort)', { skip: nodeReusePortSupported() ? false : `Node ${process.versions.node} cannot share a node:http2 port between threads (listen reusePort: 22.12 / 23.1)` }, () => {
+describe(`front-end threads on the secure port (node:http2, SO_REUSEPORT by ${sharedPortMethod() ?? 'neither node nor the addon'})`, { skip: sharedPortMethod() !== null ? false : `Node ${process.versions.node} cannot share a node:http2 port between threads (listen reusePort: 22.12 / 23.1) and the orch-reuseport addon is not built` }, () => {
   let t: TestServer;
   const spare: Conn[] = [];
 

@@ -1,0 +1,9 @@
+{
+  "targets": [
+    {
+      "target_name": "reuseport",
+      "sources": ["reuseport.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra"]
+    }
+  ]
+}
