@@ -5,7 +5,7 @@
  * its own port.
  *
  * Node asks for SO_REUSEPORT itself from 22.12 / 23.1 (`listen({ reusePort })`).
- * Before that (Node 20, the one uWS runs on) the small addon in native/reuseport
+ * Before that (Node 20, the one uWS runs on) the small addon in src/frontends/native/reuseport
  * (built by `npm install`, an optional dependency) makes the listening socket
  * and net's `listen({ fd })` takes it over; each thread's server owns and closes
  * its own descriptor. Without either, the main thread serves the port alone.

@@ -8,7 +8,7 @@ interface Addon {
   listen(host: string, port: number, backlog: number, exclusive: boolean): number;
 }
 
-/** The addon, built by `npm install` (native/reuseport); .ci/run requires it (ORCH_TEST_REUSEPORT_ADDON=required). */
+/** The addon, built by `npm install` (src/frontends/native/reuseport); .ci/run requires it (ORCH_TEST_REUSEPORT_ADDON=required). */
 function loadAddon(): Addon | null {
   try {
     return createRequire(import.meta.url)('orch-reuseport') as Addon;
@@ -51,7 +51,7 @@ function codeOf(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-describe('listening sockets shared between threads (native/reuseport, src/frontends/shared-port.ts)', { skip: addon === null ? 'the orch-reuseport addon is not built (npm install builds it; needs a C compiler)' : false }, () => {
+describe('listening sockets shared between threads (src/frontends/native/reuseport, shared-port.ts)', { skip: addon === null ? 'the orch-reuseport addon is not built (npm install builds it; needs a C compiler)' : false }, () => {
   const servers: net.Server[] = [];
   after(async () => {
     for (const s of servers) if (s.listening) await close(s);
