@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { serializeForStorage, jsonAtRevision } from '../../src/watchcache/json-codec.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 
 /** What serializeForStorage must write: JSON.stringify of the object reordered (kind, apiVersion, metadata with an empty resourceVersion first). */
 function reference(obj: Record<string, unknown>): string {
@@ -19,18 +20,6 @@ function reference(obj: Record<string, unknown>): string {
     Object.defineProperty(ordered, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
   }
   return JSON.stringify(ordered);
-}
-
-/** A small deterministic generator (mulberry32), so a failure names its case. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const PIECES = ['x', 'abc', '"', '\\', '\n', '\u0001', '\u001f', 'é', '日本', '\ud83d\ude00', '\ud800', '\udfff', ' ', '/', '\u2028', '\u007f'];
@@ -62,7 +51,7 @@ function randomValue(r: () => number, depth: number): unknown {
 
 describe('serializeForStorage (the stored layout, written member by member)', () => {
   it('writes exactly what JSON.stringify writes for the reordered object, over random objects', () => {
-    const r = rng(1802);
+    const r = seededRandom(1802);
     for (let i = 0; i < 3_000; i++) {
       const obj: Record<string, unknown> = {};
       if (r() < 0.3) obj['spec'] = randomValue(r, 0);
