@@ -260,6 +260,8 @@ export class ListPieceQueue implements AsyncIterable<Uint8Array> {
     const told = this.#onReleased;
     this.#onReleased = undefined;
     this.#onWritten = undefined;
+    // The shard hears of this reader once: a later abandon() has nothing more to say.
+    this.#onAbandon = undefined;
     if (told === undefined || this.#stopped || this.#failure !== undefined) return;
     this.#stopped = true;
     told();

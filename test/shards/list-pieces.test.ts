@@ -295,6 +295,13 @@ describe('ListPieceQueue', () => {
     mid.release();
     assert.equal(stoppedMid, 1, 'a reader that left mid-answer was told once, at abandon');
 
+    let stoppedThenAbandoned = 0;
+    const cut = new ListPieceQueue(4, () => stoppedThenAbandoned++);
+    cut.push(bytes('ab'));
+    cut.release();
+    cut.abandon();
+    assert.equal(stoppedThenAbandoned, 1, 'released mid-answer (its response failed), then abandoned: told once');
+
     let stoppedFailed = 0;
     const failed = new ListPieceQueue(4, () => stoppedFailed++);
     failed.fail(new ListPiecesLost('cut'));
