@@ -51,6 +51,7 @@ import { recover, type RecoveryResult } from './recovery.ts';
 import { writeSnapshot } from './snapshot.ts';
 import { WatchHub } from './watch.ts';
 import { WalWriter, type WalFaults } from './wal.ts';
+import { ownedCopy } from '../handed-over.ts';
 
 export { DirLockedError } from './lock.ts';
 export { CorruptStoreError, REPAIR_FLAG, type RecoveryNote } from './recovery.ts';
@@ -99,8 +100,8 @@ function checkKey(key: string): void {
   if (typeof key !== 'string' || LONE_SURROGATE.test(key)) throw new TypeError(`invalid key ${JSON.stringify(key)}`);
 }
 
-/** A private copy, so a caller reusing its buffer cannot change what was stored. */
-const copyValue = (value: Uint8Array): Uint8Array => new Uint8Array(value);
+/** A private copy, so a caller reusing its buffer cannot change what was stored (unless it was handed over). */
+const copyValue = ownedCopy;
 
 export class EmbeddedStore implements Store {
   readonly name = 'embedded';

@@ -5,6 +5,7 @@
  */
 import type { KeyValue, Store, StoreWatch } from '../interface.ts';
 import { isStorageError, storageErrorToWire, type WireStorageError } from '../errors.ts';
+import { handOver } from '../handed-over.ts';
 import { BatchedPort, type PortLike } from '../../../shards/batched-port.ts';
 import type { OkValue, StoreCall, StoreReply, StoreVia, WrittenKey, WrittenVia } from './protocol.ts';
 
@@ -88,9 +89,9 @@ export class StoreServer {
       const written = (kv: KeyValue): WrittenVia => ({ t: 'written', via, id, value: writtenKey(kv) });
       const answer =
         call.op === 'create'
-          ? s.create(call.key, call.value).then(written)
+          ? s.create(call.key, handOver(call.value)).then(written)
           : call.op === 'update'
-            ? s.update(call.key, call.value, call.expected).then(written)
+            ? s.update(call.key, handOver(call.value), call.expected).then(written)
             : s.delete(call.key, call.expected).then((d): WrittenVia => ({ t: 'written', via, id, value: { key: d.prev.key, createRevision: d.prev.createRevision, modRevision: d.revision }, prev: d.prev.value }));
       this.#answerVia(via, id, answer, out);
       return;
@@ -98,10 +99,10 @@ export class StoreServer {
     let p: Promise<OkValue>;
     switch (call.op) {
       case 'create':
-        p = s.create(call.key, call.value).then(writtenKey);
+        p = s.create(call.key, handOver(call.value)).then(writtenKey);
         break;
       case 'update':
-        p = s.update(call.key, call.value, call.expected).then(writtenKey);
+        p = s.update(call.key, handOver(call.value), call.expected).then(writtenKey);
         break;
       case 'delete':
         p = s.delete(call.key, call.expected);
