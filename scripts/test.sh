@@ -51,7 +51,7 @@ lts_files=(
   test/e2e/informer.test.ts test/e2e/list-watch.test.ts test/e2e/protobuf-list-watch.test.ts
   test/e2e/server-side-apply.test.ts test/e2e/dry-run.test.ts test/e2e/rest-etcd.test.ts
   test/protobuf/kubectl.test.ts test/openapi/kubectl.test.ts test/patch/kubectl.test.ts
-  test/server/frontend-threads.test.ts
+  test/server/frontend-threads.test.ts test/frontends/h2-readable-hold.test.ts
 )
 lts_node=$(ls .tmp/node-lts/node_modules/node-linux-*/bin/node 2>/dev/null | head -1 || true)
 lts_status=0

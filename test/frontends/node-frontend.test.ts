@@ -5,6 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import type { IncomingHttpHeaders } from 'node:http2';
+import http2 from 'node:http2';
 import tls from 'node:tls';
 import type { Frontend } from '../../src/frontends/node-http2.ts';
 import { startNodeFrontend } from '../../src/frontends/node-http2.ts';
@@ -116,6 +120,31 @@ describe('node front end', () => {
     // Without a certificate: undefined (null in the echo).
     assert.equal((await call(h1, { path: '/echo' })).json().peerCertificates, null);
     assert.equal((await call(h2, { path: '/echo' })).json().peerCertificates, null);
+  });
+
+  it('over HTTP/2, a body is complete at its declared length: answered before the client ends its side, which then closes cleanly', async () => {
+    const body = Buffer.from(JSON.stringify({ v: 'x'.repeat(3000) }));
+    const stream = h2.session.request({ ':method': 'POST', ':path': '/echo', 'content-length': body.byteLength }, { endStream: false });
+    stream.write(body.subarray(0, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    stream.write(body.subarray(1000));
+    // END_STREAM is not sent: the declared length alone must complete the body.
+    const head = await Promise.race([
+      once(stream, 'response').then(([h]) => h as IncomingHttpHeaders),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer before END_STREAM')), 3000)),
+    ]);
+    assert.equal(head[':status'], 200);
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    await once(stream, 'end');
+    const echo = JSON.parse(Buffer.concat(chunks).toString()) as { bodyLength: number; bodySha256: string };
+    assert.equal(echo.bodyLength, body.byteLength);
+    assert.equal(echo.bodySha256, createHash('sha256').update(body).digest('hex'));
+    stream.end();
+    await once(stream, 'close');
+    assert.equal(stream.rstCode, http2.constants.NGHTTP2_NO_ERROR);
+    // The connection serves on.
+    assert.equal((await call(h2, { path: '/echo', method: 'POST', body: Buffer.from('{}') })).json().bodyLength, 2);
   });
 
   it('close() ends open connections and aborts requests still running', async () => {
