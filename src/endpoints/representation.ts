@@ -50,9 +50,17 @@ function parse(bytes: Uint8Array): JsonObject {
 
 const gvkOf = (rt: ResourceType) => ({ group: rt.group, version: rt.version, kind: rt.kind });
 
+/** protobufAllowed's answers by type: asked on every request, and a type's kind never changes. */
+const protobufByType = new WeakMap<ResourceType, boolean>();
+
 /** Protobuf is served for built-in kinds the codec knows (spec 4.6: not for extension types). */
 export function protobufAllowed(rt: ResourceType): boolean {
-  return supportsProtobuf(gvkOf(rt));
+  let allowed = protobufByType.get(rt);
+  if (allowed === undefined) {
+    allowed = supportsProtobuf(gvkOf(rt));
+    protobufByType.set(rt, allowed);
+  }
+  return allowed;
 }
 
 /** Negotiates the answer's representation for a request on `rt` (406 when nothing fits). */
