@@ -53,6 +53,11 @@ export class ObjectReadCache {
     return this.#entries.size;
   }
 
+  /** The store's committed revision now (what the kept answers are checked against). */
+  committedRevision(): number {
+    return this.#committed.read();
+  }
+
   /** The kept answer for `key` when it is still the consistent one, else undefined (and it is dropped). */
   lookup(resource: string, key: string): GetReply | undefined {
     const entry = this.#entries.get(key);

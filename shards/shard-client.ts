@@ -47,6 +47,15 @@ type RequestBody = Exclude<ShardRequest, { op: 'watch' | 'unwatch' | 'bookmark' 
 export type WithoutId<T> = T extends { id: number } ? Omit<T, 'id'> : never;
 export type ShardCall = WithoutId<RequestBody>;
 
+/** A GET on its way to the shard (ShardClient#getsInFlight). */
+interface GetInFlight {
+  readonly resource: string;
+  readonly kind: 'latest' | 'any';
+  /** The store's committed revision when it was asked. */
+  readonly committed: number;
+  readonly reply: Promise<GetReply>;
+}
+
 export interface ShardClientOptions {
   index: number;
   /** The channel closed under us (the shard thread ended); not called after detach() or close(). */
@@ -308,12 +317,37 @@ export class ShardClient {
     if (reads === null || (read.kind !== 'latest' && read.kind !== 'any')) return this.call<GetReply>({ op: 'get', resource, key, read });
     const kept = reads.lookup(resource, key);
     if (kept !== undefined) return this.#answerAtTurnEnd(kept);
-    return this.call<GetReply>({ op: 'get', resource, key, read }).then((reply) => {
+    const committed = reads.committedRevision();
+    const flight = this.#getsInFlight.get(key);
+    if (flight !== undefined && flight.resource === resource && flight.committed === committed && (flight.kind === 'latest' || read.kind === 'any')) {
+      this.getsJoined++;
+      return flight.reply;
+    }
+    const reply = this.call<GetReply>({ op: 'get', resource, key, read }).then((r) => {
       // Kept only if the channel that answered is still the one the cells came with.
-      if (this.#reads === reads) reads.remember(resource, key, reply);
-      return reply;
+      if (this.#reads === reads) reads.remember(resource, key, r);
+      return r;
     });
+    const entry: GetInFlight = { resource, kind: read.kind, committed, reply };
+    this.#getsInFlight.set(key, entry);
+    const landed = (): void => {
+      if (this.#getsInFlight.get(key) === entry) this.#getsInFlight.delete(key);
+    };
+    reply.then(landed, landed);
+    return reply;
   }
+
+  /**
+   * GETs asked of the shard and not answered yet, by key. Another GET of the same object shares the answer while
+   * the store's committed revision is the one it was asked at: no write was acknowledged in between (the store
+   * publishes a revision before answering its write), so the answer, read at that revision or later, is as
+   * consistent for it as for the first; a consistent read shares only a consistent read's answer. Many clients
+   * reading the same objects after a change (the kept answers are gone) then cost one hop per object, not one
+   * per client.
+   */
+  readonly #getsInFlight = new Map<string, GetInFlight>();
+  /** GETs answered by another's hop (tests, benchmarks). */
+  getsJoined = 0;
 
   /** Kept answers resolved together once this turn's input is read (see #answerAtTurnEnd). */
   #turnAnswers: Array<{ reply: GetReply; resolve: (reply: GetReply) => void }> = [];
