@@ -147,6 +147,23 @@ describe('node front end', () => {
     assert.equal((await call(h2, { path: '/echo', method: 'POST', body: Buffer.from('{}') })).json().bodyLength, 2);
   });
 
+  it('over HTTP/2, a body shorter or longer than its declared length resets only its stream', async () => {
+    for (const [declared, sent] of [
+      [100, 40],
+      [10, 4000],
+    ] as const) {
+      const stream = h2.session.request({ ':method': 'POST', ':path': '/echo', 'content-length': declared }, { endStream: false });
+      stream.on('response', () => assert.fail(`an answer to ${sent} bytes declared as ${declared}`));
+      stream.on('error', () => {});
+      stream.end(Buffer.alloc(sent, 0x61));
+      // Not events.once: it rejects on the stream's 'error', which a reset stream emits first.
+      await new Promise<void>((resolve) => stream.once('close', resolve));
+      assert.equal(stream.rstCode, http2.constants.NGHTTP2_PROTOCOL_ERROR, `${sent} bytes declared as ${declared}`);
+    }
+    // The connection and the server serve on.
+    assert.equal((await call(h2, { path: '/echo', method: 'POST', body: Buffer.from('{"ok":1}') })).json().bodyLength, 8);
+  });
+
   it('close() ends open connections and aborts requests still running', async () => {
     const rec = new Recorder();
     const other = await startNodeFrontend({
