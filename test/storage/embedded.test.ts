@@ -89,14 +89,24 @@ describe('embedded store', () => {
       let s = await openStore({ snapshotThresholdBytes: threshold });
       const value = enc('x'.repeat(200));
       const revs: Revision[] = [];
+      const firstSegment = s.stats().currentSegment;
+      // A rotation starts a snapshot in the background, and none starts while one runs: wait for each to end, so
+      // that how many there are depends on the sizes written, not on how fast a loaded machine writes snapshots.
+      const snapshotsDone = async (): Promise<void> => {
+        for (let waited = 0; ; waited += 10) {
+          const st = s.stats();
+          if (st.snapshotsWritten + st.snapshotFailures >= st.currentSegment - firstSegment) return;
+          assert.ok(waited < 30_000, `a snapshot ends (segment ${st.currentSegment}, ${st.snapshotsWritten} written)`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
       for (let round = 0; round < 10; round++) {
         const batch = await Promise.all(Array.from({ length: 40 }, (_, i) => s.create(`/s/${round}/${i}`, value)));
         revs.push(...batch.map((kv) => kv.modRevision));
         const kv = (await s.get('/s/0/0')).kv!;
         await s.update('/s/0/0', enc(`round ${round}`), kv.modRevision);
+        await snapshotsDone();
       }
-      // Let the background snapshot finish.
-      for (let i = 0; i < 100 && s.stats().snapshotsWritten < 3; i++) await new Promise((r) => setTimeout(r, 10));
       assert.ok(s.stats().snapshotsWritten >= 3, `snapshots written: ${s.stats().snapshotsWritten}`);
       await s.update('/s/1/1', enc('after snapshot'), (await s.get('/s/1/1')).kv!.modRevision);
       const latest = await dump(s, '/s/');
