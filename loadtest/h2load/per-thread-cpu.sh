@@ -2,12 +2,12 @@
 # CPU of each thread of the server (from /proc/<pid>/task) during one 8 s h2load run of 1 KiB ConfigMap creates
 # on the uWS listener, 32 connections. Run from a directory holding a compiled server (dist/, proto, package.json,
 # node_modules), e.g. after `npm run build` in the repository root:
-#   loadtest/h2load/per-thread-cpu.sh THREADS        (--frontend-threads=THREADS)
+#   loadtest/h2load/per-thread-cpu.sh THREADS        (--frontend-threads=THREADS --uws-threads=THREADS)
 # Prints the requests done and the busiest threads' CPU ticks (100 = 1 s); the serving threads are the busiest.
 T=${1:-2}
 D=$(mktemp -d /tmp/orch-per-thread.XXXX)
 SP=$((20000 + RANDOM % 20000)); UP=$((SP + 1))
-node dist/src/main.js --data-dir=$D --secure-port=$SP --uws-port=$UP --bind-address=127.0.0.1 --log-level=warn --frontend-threads=$T > /dev/null 2>&1 &
+node dist/src/main.js --data-dir=$D --secure-port=$SP --uws-port=$UP --bind-address=127.0.0.1 --log-level=warn --frontend-threads=$T --uws-threads=$T > /dev/null 2>&1 &
 PID=$!
 for i in $(seq 1 300); do
   if curl -sk -o /dev/null -w '%{http_code}' https://127.0.0.1:$UP/readyz 2>/dev/null | grep -q '^[1-5]'; then break; fi

@@ -98,6 +98,8 @@ export interface FrontendThreadsOptions {
   count: number;
   inputs: FrontendThreadsInputs;
   uwsPort: number | null;
+  /** Workers 1..uwsWorkers listen on uwsPort too (the others serve the secure port alone). */
+  uwsWorkers: number;
   securePort: number | null;
   router: ShardRouter;
   logger: Logger;
@@ -167,7 +169,7 @@ export class FrontendThreads {
       auditPort: audit?.port2 ?? null,
       entry: frontendWorkerFile,
       thread: slot.thread,
-      uwsPort: o.uwsPort,
+      uwsPort: slot.thread <= o.uwsWorkers ? o.uwsPort : null,
       securePort: o.securePort,
       placement: o.router.placement(),
       shardCount: o.router.shardCount,

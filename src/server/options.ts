@@ -53,6 +53,12 @@ export interface ServerOptions {
    * 1 serves from the main thread alone.
    */
   frontendThreads: number;
+  /**
+   * How many of the serving threads listen on the uWS port (`--uws-threads`),
+   * the main thread first; at most frontendThreads. The secure port is served
+   * by all of them where it can be shared.
+   */
+  uwsThreads: number;
   watchCache: boolean;
   defaultWatchCacheSize: number;
   watchCacheSizes: Map<string, number>;
@@ -272,6 +278,10 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   'frontend-threads': {
     set: (o, v) => (o.frontendThreads = int('frontend-threads', 1, 256)(v)),
     help: 'threads serving requests on the same ports, the main one included (default: CPU count; 1 = the main thread alone)',
+  },
+  'uws-threads': {
+    set: (o, v) => (o.uwsThreads = int('uws-threads', 1, 256)(v)),
+    help: 'how many of the serving threads listen on the uWS port, the main one first (default: CPU count less one, at least 1)',
   },
   'watch-cache': { set: (o, v) => (o.watchCache = bool('watch-cache')(v)), boolean: true, help: 'enable the watch cache' },
   'default-watch-cache-size': { set: (o, v) => (o.defaultWatchCacheSize = int('default-watch-cache-size', 0, 1 << 24)(v)), help: 'minimum events kept per resource' },
@@ -580,6 +590,10 @@ export function defaultOptions(): ServerOptions {
     etcdCompactionIntervalMs: 5 * 60_000,
     shards: Math.max(1, os.availableParallelism()),
     frontendThreads: Math.max(1, os.availableParallelism()),
+    // One core's worth left to the shard and store-host threads: a uWS request costs so little on its serving thread
+    // that a second one sharing the port on two cores added no throughput and 15-35% CPU per request (README, issue 11
+    // session 20); node:http2 costs ~5x as much per request, so the secure port keeps every serving thread.
+    uwsThreads: Math.max(1, os.availableParallelism() - 1),
     watchCache: true,
     defaultWatchCacheSize: 100,
     watchCacheSizes: new Map(),

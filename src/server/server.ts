@@ -348,12 +348,16 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         uwsPort = front.port;
       }
     }
-    // Front-end worker threads: on the same ports, with their own pipelines and shard channels; stopped first.
-    if (opts.frontendThreads > 1 && (uwsPort !== null || shareSecurePort)) {
+    // Front-end worker threads: on the same ports, with their own pipelines and shard channels; stopped first. The
+    // first uwsThreads - 1 of them listen on the uWS port too; where the secure port cannot be shared, only they run.
+    const uwsWorkers = uwsPort === null ? 0 : Math.max(0, Math.min(opts.frontendThreads, opts.uwsThreads) - 1);
+    const workerCount = shareSecurePort ? opts.frontendThreads - 1 : uwsWorkers;
+    if (workerCount > 0) {
       threads = await FrontendThreads.start({
-        count: opts.frontendThreads - 1,
+        count: workerCount,
         inputs: {
-          opts,
+          // Each worker's share of the flow-control seats is by the threads that really serve.
+          opts: workerCount + 1 === opts.frontendThreads ? opts : { ...opts, frontendThreads: workerCount + 1 },
           logLevel: logger.level,
           clientCa,
           handshakeCa,
@@ -367,6 +371,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
           watchBudgetBytes,
         },
         uwsPort,
+        uwsWorkers,
         securePort: shareSecurePort ? node.port : null,
         router,
         logger,
@@ -376,9 +381,11 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       const started = threads;
       cleanups.push(() => started.close());
     } else if (opts.frontendThreads > 1) {
-      logger.info({}, 'no port the front-end threads can share (uWS off, and node:http2 cannot share the secure port on this Node.js): serving from the main thread alone');
-      // Priority and fairness: the main thread's share of the seats was one of several; it is all of them now.
-      pipeline.flowcontrol?.setServerConcurrencyLimit(Math.max(1, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight));
+      logger.info({}, 'no port the front-end threads can share (uWS off or on the main thread alone, and node:http2 cannot share the secure port on this Node.js): serving from the main thread alone');
+    }
+    if (workerCount + 1 !== opts.frontendThreads) {
+      // Priority and fairness: the main thread's share of the seats was one of more threads than serve.
+      pipeline.flowcontrol?.setServerConcurrencyLimit(Math.max(1, Math.ceil((opts.maxRequestsInflight + opts.maxMutatingRequestsInflight) / (workerCount + 1))));
     }
     started = true;
     logger.info(

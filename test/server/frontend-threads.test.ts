@@ -311,3 +311,40 @@ describe(`front-end threads on the secure port (node:http2, SO_REUSEPORT by ${sh
     for (const c of [onWorker, onMain, writer]) c.close();
   });
 });
+
+describe('uWS on fewer serving threads than the secure port (--frontend-threads=2 --uws-threads=1)', { skip: SKIP_WITHOUT_UWS }, () => {
+  let t: TestServer;
+  const opened: Conn[] = [];
+
+  before(async () => {
+    t = await startTestServer(['--frontend-threads=2', '--uws-threads=1']);
+  });
+
+  after(async () => {
+    for (const c of opened) c.close();
+    await t?.stop();
+  });
+
+  it('serves every uWS connection on the main thread, and the secure port on both where it can be shared', async () => {
+    const ca = readFileSync(t.server.files.caCertPath);
+    // Were the worker on the uWS port too, the kernel would put one of 20 connections there but for a 2^-20 chance.
+    const threads = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const c = new Conn(t, ca);
+      opened.push(c);
+      threads.add(await c.thread());
+    }
+    assert.deepEqual([...threads], ['0'], 'the uWS port is the main thread’s alone');
+    if (sharedPortMethod() === null) {
+      assert.equal(t.server.frontendThreads, null, 'no worker: it would have no port to serve');
+      return;
+    }
+    assert.equal(t.server.frontendThreads?.count, 1, 'one worker, on the secure port');
+    const onWorker = await connOn(t, ca, '1', opened, t.securePort);
+    opened.push(onWorker);
+    const made = await onWorker.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'via-worker' } });
+    assert.equal(made.status, 201, made.text);
+    const read = await opened[0]!.request('GET', '/api/v1/namespaces/default/configmaps/via-worker');
+    assert.equal(read.status, 200, 'a write through the worker reads back over uWS on the main thread');
+  });
+});

@@ -107,6 +107,8 @@ async function testServerOptions(dataDir: string, extraArgs: string[]): Promise<
     '--shards=2',
     // One serving thread unless a test asks for more (or ORCH_TEST_FRONTEND_THREADS runs the suite with more).
     `--frontend-threads=${process.env['ORCH_TEST_FRONTEND_THREADS'] ?? '1'}`,
+    // Every serving thread on the uWS port too (the server's default leaves one out), unless a test says otherwise.
+    '--uws-threads=256',
     // The process's flavor (test/support/kubernetes-flavor.ts); extraArgs may contradict it on purpose.
     `--api-flavor=${processApiFlavor()}`,
     // The root CA config map the publisher puts in every namespace would show in the exact namespace lists
