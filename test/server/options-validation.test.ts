@@ -102,3 +102,14 @@ describe('--list-stream-bytes', () => {
     assert.match(optionsError(['--list-stream-bytes=lots']), /list-stream-bytes/);
   });
 });
+
+describe('--uws-threads', () => {
+  it('defaults to one fewer than the CPU count (at least 1), and refuses what is not a count of threads', () => {
+    assert.equal(defaultOptions().uwsThreads, Math.max(1, os.availableParallelism() - 1));
+    assert.equal(parseArgs(['--uws-threads=3']).uwsThreads, 3);
+    assert.equal(optionsError(['--uws-threads=0']), 'invalid value 0 for --uws-threads: must be between 1 and 256');
+    assert.equal(optionsError(['--uws-threads=257']), 'invalid value 257 for --uws-threads: must be between 1 and 256');
+    assert.equal(optionsError(['--uws-threads=two']), 'invalid value "two" for --uws-threads: must be an integer');
+    assert.match(optionsError([`--uws-threads=${'9'.repeat(400)}`]), /--uws-threads: must be between 1 and 256/);
+  });
+});
