@@ -112,6 +112,7 @@ async function main(): Promise<void> {
   // sink's waits until the main thread has them all, so none is lost when this thread ends.
   const auditSink = data.auditPort === null ? undefined : new RemoteAuditSink(data.auditPort, auditBlocking(opts.audit), auditAcceptsLines(opts.audit));
   if (auditSink !== undefined) cleanups.push(() => auditSink.close());
+  const signals = new ShutdownSignals(data.shutdownSignals);
   const pipeline = await buildPipeline({
     opts,
     logger,
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
     continueKey: data.continueKey,
     thread: data.thread,
     inflight: new SharedInflightCounter(data.inflight),
-    shutdown: new ShutdownSignals(data.shutdownSignals),
+    shutdown: signals,
     reportsInflight: false,
     defaultMetrics: false,
     processMetrics: () => control.request<string>('processMetrics'),
@@ -135,7 +136,7 @@ async function main(): Promise<void> {
   localMetrics = () => pipeline.metrics.registry.getMetricsAsJSON();
   // The graceful shutdown's drain, the same as the main thread's (drain-thread.ts), over this thread's own listeners.
   control.handle('drain', async () => {
-    await drainThread({ drain: pipeline.drain, fronts, sendRetryAfter: opts.shutdownSendRetryAfter, requestTimeoutMs: opts.requestTimeoutMs, logger });
+    await drainThread({ drain: pipeline.drain, fronts, sendRetryAfter: opts.shutdownSendRetryAfter, requestTimeoutMs: opts.requestTimeoutMs, logger, signals });
     return { body: null };
   });
 

@@ -18,8 +18,11 @@
  * and the long-running ones it can end.
  */
 
-/** Bytes of the shared phase cell. */
-export const SHUTDOWN_SIGNALS_BYTES = 4;
+/** Bytes of the shared cells: the phase, and how many serving threads have not finished draining. */
+export const SHUTDOWN_SIGNALS_BYTES = 8;
+
+/** How often a drained thread looks whether the others are done too. */
+const DRAINED_POLL_MS = 10;
 
 export const PHASE_SERVING = 0;
 export const PHASE_SHUTDOWN_INITIATED = 1;
@@ -27,9 +30,11 @@ export const PHASE_NOT_ACCEPTING = 2;
 
 export class ShutdownSignals {
   readonly #cell: Int32Array;
+  readonly #draining: Int32Array;
 
   constructor(readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(SHUTDOWN_SIGNALS_BYTES)) {
     this.#cell = new Int32Array(buffer, 0, 1);
+    this.#draining = new Int32Array(buffer, 4, 1);
   }
 
   get phase(): number {
@@ -52,6 +57,31 @@ export class ShutdownSignals {
 
   stopAcceptingNewRequests(): void {
     this.#raise(PHASE_NOT_ACCEPTING);
+  }
+
+  /**
+   * The process's serving threads about to drain (the main thread sets it before the delay ends). With
+   * --shutdown-send-retry-after every listener answers 429 until all of them are drained, as the original's one
+   * listener does until its one wait group is: a thread done early must not close its listeners while a port it
+   * shares, or one only it serves, still has to answer.
+   */
+  beginDrain(threads: number): void {
+    Atomics.store(this.#draining, 0, threads);
+  }
+
+  /** This thread's ordinary requests are done (or its wait ran out). */
+  threadDrained(): void {
+    Atomics.sub(this.#draining, 0, 1);
+  }
+
+  /** Resolves true once every thread counted by beginDrain is drained (at once when none was), false after `timeoutMs`. */
+  async allThreadsDrained(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Atomics.load(this.#draining, 0) > 0) {
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, DRAINED_POLL_MS));
+    }
+    return true;
   }
 
   #raise(phase: number): void {

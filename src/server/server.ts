@@ -413,10 +413,11 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
           signals.initiateShutdown();
           logger.info({ delay: opts.shutdownDelayMs }, '[graceful-termination] shutdown initiated: /readyz fails, requests served until the delay is over');
           if (opts.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, opts.shutdownDelayMs));
+          signals.beginDrain(1 + (threads?.count ?? 0));
           signals.stopAcceptingNewRequests();
           logger.info({ sendRetryAfter: opts.shutdownSendRetryAfter }, '[graceful-termination] not accepting new requests');
           const drainOpts = { sendRetryAfter: opts.shutdownSendRetryAfter, requestTimeoutMs: opts.requestTimeoutMs, logger };
-          await Promise.all([drainThread({ ...drainOpts, drain: pipeline.drain, fronts: mainFronts }), threads?.drain(opts.requestTimeoutMs)]);
+          await Promise.all([drainThread({ ...drainOpts, drain: pipeline.drain, fronts: mainFronts, signals }), threads?.drain(opts.requestTimeoutMs)]);
           health.markShuttingDown();
           await closeAll();
           logger.info({}, '[graceful-termination] apiserver is exiting');

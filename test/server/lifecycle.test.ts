@@ -13,6 +13,9 @@ import { withShutdown, SHUTDOWN_RETRY_AFTER_MESSAGE } from '../../src/server/fil
 import { RequestContext } from '../../src/server/context.ts';
 import { TrackedResponse } from '../../src/server/filters/tracked-response.ts';
 import type { ApiRequest, ApiResponse } from '../../src/server/http.ts';
+import { drainThread } from '../../src/server/drain-thread.ts';
+import type { Frontend } from '../../src/frontends/frontend.ts';
+import { createLogger } from '../../src/server/logging.ts';
 
 describe('ShutdownSignals', () => {
   it('moves forward only, and every view of the buffer sees it', () => {
@@ -25,6 +28,59 @@ describe('ShutdownSignals', () => {
     assert.equal(a.phase, PHASE_NOT_ACCEPTING, 'never back to an earlier phase');
     assert.ok(a.shutdownInitiated && a.notAcceptingNewRequests);
     assert.ok(PHASE_SHUTDOWN_INITIATED < PHASE_NOT_ACCEPTING);
+  });
+});
+
+describe('draining serving threads together (--shutdown-send-retry-after)', () => {
+  /** A front end that records when it stopped listening and closed. */
+  const front = (events: string[], name: string): Frontend => ({
+    port: 0,
+    stopListening: () => events.push(`${name} stops listening`),
+    close: async () => {
+      events.push(`${name} closes`);
+    },
+  });
+  const logger = createLogger({ level: 'silent' });
+
+  it('counts every thread drained and waits for the last one; at once when no drain was begun', async () => {
+    const a = new ShutdownSignals();
+    const b = new ShutdownSignals(a.buffer);
+    assert.equal(await a.allThreadsDrained(0), true, 'nothing counted: nothing to wait for');
+    a.beginDrain(2);
+    b.threadDrained();
+    assert.equal(await a.allThreadsDrained(30), false, 'one thread still draining');
+    a.threadDrained();
+    assert.equal(await b.allThreadsDrained(30), true);
+  });
+
+  it('keeps a drained thread listening (answering 429) until every other thread is drained too', async () => {
+    const signals = new ShutdownSignals();
+    signals.beginDrain(2);
+    const events: string[] = [];
+    // This thread has nothing in flight; the other still has a request.
+    const idle = drainThread({ drain: new RequestDrain(), fronts: [front(events, 'idle')], sendRetryAfter: true, requestTimeoutMs: 10_000, logger, signals });
+    const busyDrain = new RequestDrain();
+    busyDrain.add();
+    const busy = drainThread({ drain: busyDrain, fronts: [front(events, 'busy')], sendRetryAfter: true, requestTimeoutMs: 10_000, logger, signals: new ShutdownSignals(signals.buffer) });
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(events.length, 0, 'no listener closed while a request is in flight anywhere');
+    busyDrain.done();
+    await Promise.all([idle, busy]);
+    assert.deepEqual(events.filter((e) => e.endsWith('stops listening')).sort(), ['busy stops listening', 'idle stops listening']);
+    assert.ok(events.indexOf('idle stops listening') < events.indexOf('idle closes'));
+  });
+
+  it('without --shutdown-send-retry-after stops listening at once, whatever the other threads do', async () => {
+    const signals = new ShutdownSignals();
+    signals.beginDrain(2);
+    const events: string[] = [];
+    const drain = new RequestDrain();
+    drain.add();
+    const done = drainThread({ drain, fronts: [front(events, 'a')], sendRetryAfter: false, requestTimeoutMs: 10_000, logger, signals });
+    assert.deepEqual(events, ['a stops listening']);
+    drain.done();
+    await done;
+    assert.deepEqual(events, ['a stops listening', 'a closes']);
   });
 });
 
