@@ -413,6 +413,29 @@ describe('embedded store', () => {
       );
     });
 
+    it('gives every live watcher the events under its prefix, however the prefix splits the key space', async () => {
+      const s = await openStore();
+      const start = await s.currentRevision();
+      // Whole first segments, a deeper prefix, a partial first segment, everything, and a key with no segment.
+      const prefixes = ['/b/', '/c/', '/b/x/', '/b', '/', '', 'k'];
+      const seen = new Map<string, string[]>(prefixes.map((p) => [p, []]));
+      const watches = prefixes.map((p) =>
+        s.watch(p, start, { onEvents: (e) => seen.get(p)!.push(...e.map((x) => x.key)), onProgress() {}, onError() {} }),
+      );
+      await new Promise((r) => setImmediate(r));
+      const keys = ['/b/1', '/c/1', '/b/x/1', '/bb/1', 'k1', '/b/2', '/cc', '/c/2'];
+      await Promise.all(keys.map((k) => s.create(k, enc(k))));
+      // One watch closed, then more writes: it hears nothing further, the others go on.
+      watches[1]!.close();
+      await Promise.all(['/c/3', '/b/3'].map((k) => s.create(k, enc(k))));
+      // Writes take their revisions in the order they were issued, and each watcher hears them in that order.
+      const all = [...keys, '/c/3', '/b/3'];
+      for (const p of prefixes) {
+        const expected = all.filter((k) => k.startsWith(p) && !(p === '/c/' && k === '/c/3'));
+        assert.deepEqual(seen.get(p), expected, `prefix ${JSON.stringify(p)}`);
+      }
+    });
+
     it('replays history written before a restart and snapshot', async () => {
       let s = await openStore({ snapshotThresholdBytes: 2048 });
       const first = await s.create('/h/a', enc('a1'));
