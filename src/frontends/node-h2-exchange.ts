@@ -20,6 +20,7 @@ import { NodeWriteQueue } from './node-write-queue.ts';
 import type { BodyProgress } from './stream-body.ts';
 import { readStreamBody } from './stream-body.ts';
 import type { WatchBudget } from './watch-budget.ts';
+import { lowerHeaderName } from './header-bag.ts';
 
 /** Response headers sent as never indexed (HPACK): their values differ in every response. */
 const NEVER_INDEXED: readonly string[] = [AUDIT_ID_HEADER];
@@ -240,7 +241,7 @@ class H2Response implements FrontendResponse {
     const bodyless = isBodyless(this.#method, status);
     const out: OutgoingHttpHeaders = { ':status': status };
     for (const name in headers) {
-      const lower = name.toLowerCase();
+      const lower = lowerHeaderName(name);
       if (isConnectionSpecific(lower)) continue;
       const value = headers[name]!;
       // node's HTTP/2 layer passes CR/LF through where HTTP/1.1 would throw.

@@ -21,13 +21,17 @@ export abstract class RequestBase implements ApiRequest {
   protected readonly lifecycle: ExchangeLifecycle;
   #query: URLSearchParams | undefined;
 
-  /** `target` is the request target as sent (path and query); `rawQuery` overrides the split when the stack already did it. */
+  /**
+   * `target` is the request target as sent (path and query); `rawQuery` overrides the split when the stack already did
+   * it; `namesLowerCase`: the stack lower-cased every header name already (see HeaderBag).
+   */
   constructor(
     method: string,
     target: string,
     rawQuery: string | undefined,
     rawHeaders: readonly string[],
     lifecycle: ExchangeLifecycle,
+    namesLowerCase = false,
   ) {
     this.method = method;
     if (rawQuery !== undefined) {
@@ -38,7 +42,7 @@ export abstract class RequestBase implements ApiRequest {
       this.path = q < 0 ? target : target.slice(0, q);
       this.rawQuery = q < 0 ? '' : target.slice(q + 1);
     }
-    this.headers = new HeaderBag(rawHeaders);
+    this.headers = new HeaderBag(rawHeaders, namesLowerCase);
     this.lifecycle = lifecycle;
   }
 

