@@ -19,16 +19,19 @@ const SCAN_MAX_HEADERS = 24;
 /**
  * Names as asked for, lower-cased: callers ask for a few literal names on
  * every request, and a lookup here (their hashes are kept) costs less than
- * toLowerCase's scan. Bounded, as a name may come from a request.
+ * toLowerCase's scan. Bounded in entries and in the length of a name kept,
+ * as a name may come from a request (impersonate-extra-* names are asked for).
  */
 const lowerNames = new Map<string, string>();
 const LOWER_NAMES_MAX = 1024;
+const LOWER_NAME_MAX_LENGTH = 64;
 
 /** `name` in lower case (header names are ASCII tokens; anything else is lowered as JavaScript does). */
 export function lowerHeaderName(name: string): string {
   let lower = lowerNames.get(name);
   if (lower === undefined) {
     lower = name.toLowerCase();
+    if (name.length > LOWER_NAME_MAX_LENGTH) return lower;
     if (lowerNames.size >= LOWER_NAMES_MAX) lowerNames.clear();
     lowerNames.set(name, lower);
   }
@@ -135,9 +138,9 @@ export class HeaderBag {
   }
 }
 
-/** A copy of `raw` with every name lower-cased (node's HTTP/1.1 rawHeaders keep the client's case). */
+/** A copy of `raw` with every name lower-cased (node's HTTP/1.1 rawHeaders keep the client's case); not through the cache, which is for names asked for. */
 function lowerCasedNames(raw: readonly string[]): string[] {
   const out = raw.slice();
-  for (let i = 0; i < out.length; i += 2) out[i] = lowerHeaderName(out[i]!);
+  for (let i = 0; i < out.length; i += 2) out[i] = out[i]!.toLowerCase();
   return out;
 }

@@ -40,6 +40,18 @@ describe('extractBearerToken', () => {
       assert.deepEqual(extractBearerToken(v), { kind: 'malformed' }, v);
     }
   });
+
+  it('reads "Bearer <printable ASCII>" directly and leaves anything else to the general rules', () => {
+    // Extra spaces, a tab, a trailing space, non-ASCII and control characters: not the direct form.
+    assert.deepEqual(extractBearerToken(`Bearer  ${TOKEN}`), { kind: 'token', token: TOKEN });
+    assert.deepEqual(extractBearerToken(`Bearer\t${TOKEN}`), { kind: 'token', token: TOKEN });
+    assert.deepEqual(extractBearerToken(`Bearer ${TOKEN} `), { kind: 'token', token: TOKEN });
+    assert.deepEqual(extractBearerToken('Bearer tökén'), { kind: 'token', token: 'tökén' });
+    assert.deepEqual(extractBearerToken('Bearer a\u0000b'), { kind: 'token', token: 'a\u0000b' });
+    assert.deepEqual(extractBearerToken('Bearer a\u00a0b'), { kind: 'malformed' });
+    const long = 'x'.repeat(1 << 20);
+    assert.deepEqual(extractBearerToken(`Bearer ${long}`), { kind: 'token', token: long });
+  });
 });
 
 describe('BearerTokenAuthenticator', () => {

@@ -62,8 +62,20 @@ describe('HeaderBag', () => {
     assert.deepEqual(lowered.names(), ['authorization', 'accept']);
   });
 
+  it('answers for thousands of headers and names thousands of characters long', () => {
+    const raw: string[] = [];
+    for (let i = 0; i < 2000; i++) raw.push(`X-${'N'.repeat(5000)}-${i}`, `v${i}`);
+    const huge = new HeaderBag(raw);
+    assert.equal(huge.get(`x-${'n'.repeat(5000)}-1999`), 'v1999');
+    assert.equal(huge.names().length, 2000);
+    const lowered = new HeaderBag(raw.map((x, i) => (i % 2 === 0 ? x.toLowerCase() : x)), true);
+    assert.equal(lowered.get(`X-${'N'.repeat(5000)}-7`), 'v7');
+    assert.deepEqual(lowered.values('missing'), []);
+  });
+
   it('lower-cases names through a bounded cache', () => {
     for (let i = 0; i < 3000; i++) assert.equal(lowerHeaderName(`X-Name-${i}`), `x-name-${i}`);
+    assert.equal(lowerHeaderName(`X-${'A'.repeat(100)}`), `x-${'a'.repeat(100)}`);
     assert.equal(lowerHeaderName('Content-Type'), 'content-type');
   });
 });
