@@ -6,6 +6,9 @@
  *   of the thread that serves the request, in V8's `.cpuprofile` JSON (open it
  *   in Chrome DevTools or speedscope), through node:inspector;
  * - `GET /debug/pprof/heap`: a heap snapshot of that thread (`.heapsnapshot`);
+ * - `GET /debug/pprof/allocs?seconds=N` (default 30, 1..60): where that
+ *   thread allocated over N seconds, garbage included (V8's sampling heap
+ *   profile, `.heapprofile`, for DevTools' Memory panel);
  * - either with `&shard=N` (`?shard=N`; 0 .. --shards - 1, the `shard` label
  *   of apiserver_shard_queue_depth): the same of shard thread N instead,
  *   asked over the serving thread's channel to it. An unknown shard is a 400.
@@ -21,6 +24,7 @@ import { takeProfile, type ProfileKind } from './thread-profile.ts';
 
 export const PROFILING_PREFIX = '/debug/pprof';
 const DEFAULT_SECONDS = 30;
+const PROFILE_FILE_NAMES: Readonly<Record<ProfileKind, string>> = { cpu: 'profile.cpuprofile', heap: 'heap.heapsnapshot', allocs: 'allocs.heapprofile' };
 const MAX_SECONDS = 60;
 
 /** Takes a profile in shard thread `index`; null when that thread is already profiling. */
@@ -38,19 +42,20 @@ export function profilingHandler(deps: ProfilingDeps): (ctx: RequestContext, pat
 
 async function handleProfiling(ctx: RequestContext, path: string, deps: ProfilingDeps): Promise<void> {
   const sub = path.slice(PROFILING_PREFIX.length);
-  if (sub !== '/profile' && sub !== '/heap' && sub !== '' && sub !== '/') throw errors.notFoundMessage();
+  if (sub !== '/profile' && sub !== '/heap' && sub !== '/allocs' && sub !== '' && sub !== '/') throw errors.notFoundMessage();
   if (sub === '' || sub === '/') {
     ctx.status = 200;
     ctx.res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     ctx.res.end(
       'profile?seconds=N: CPU profile (.cpuprofile) of the serving thread\nheap: heap snapshot (.heapsnapshot) of the serving thread\n' +
+        'allocs?seconds=N: allocations sampled over N seconds, garbage included (.heapprofile) of the serving thread\n' +
         `either with &shard=N (0..${deps.shardCount - 1}): of shard thread N\n`,
     );
     return;
   }
-  const kind: ProfileKind = sub === '/profile' ? 'cpu' : 'heap';
+  const kind: ProfileKind = sub === '/profile' ? 'cpu' : sub === '/allocs' ? 'allocs' : 'heap';
   let seconds = DEFAULT_SECONDS;
-  if (kind === 'cpu') {
+  if (kind !== 'heap') {
     const raw = ctx.req.query.get('seconds');
     if (raw !== null) {
       if (!/^[0-9]{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_SECONDS) throw errors.badRequest(`seconds must be an integer from 1 to ${MAX_SECONDS}`);
@@ -70,7 +75,7 @@ async function handleProfiling(ctx: RequestContext, path: string, deps: Profilin
   if (body === null) throw errors.tooManyRequests(`a profile is already being taken on ${shard === undefined ? 'this thread' : `shard ${shard}`}`, Math.min(seconds, 5));
   if (ctx.res.closed) return;
   ctx.status = 200;
-  const name = `${shard === undefined ? '' : `shard-${shard}-`}${kind === 'cpu' ? 'profile.cpuprofile' : 'heap.heapsnapshot'}`;
+  const name = `${shard === undefined ? '' : `shard-${shard}-`}${PROFILE_FILE_NAMES[kind]}`;
   ctx.res.writeHead(200, { 'content-type': 'application/json', 'content-disposition': `attachment; filename="${name}"`, 'content-length': String(body.byteLength) });
   ctx.res.end(body);
 }

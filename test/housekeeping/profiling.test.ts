@@ -39,6 +39,34 @@ describe('profiling on (RBAC)', () => {
     assert.match(r.body.slice(0, 100), /^\{"snapshot":\{"meta"/);
   });
 
+  test('an allocation profile counts garbage: what requests allocated and dropped during the seconds', async () => {
+    const pending = t.request('GET', '/debug/pprof/allocs?seconds=3');
+    await new Promise((r) => setTimeout(r, 200));
+    for (let i = 0; i < 100; i++) {
+      const r = await t.request('GET', '/api/v1/namespaces/default/configmaps');
+      assert.equal(r.status, 200);
+    }
+    const r = await pending;
+    assert.equal(r.status, 200, r.body.slice(0, 200));
+    assert.match(String(r.headers['content-disposition']), /"allocs\.heapprofile"/);
+    interface Node { callFrame: { functionName: string; url: string }; selfSize: number; children: Node[] }
+    const profile = r.json<{ head: Node; samples: Array<{ size: number; nodeId: number }> }>();
+    // A hundred answered LISTs leave nothing alive, so only a profile that keeps collected objects has our code's samples.
+    let requestPathBytes = 0;
+    const walk = (n: Node): void => {
+      if (/\/src\/(server|endpoints|frontends)\//.test(n.callFrame.url)) requestPathBytes += n.selfSize;
+      n.children.forEach(walk);
+    };
+    walk(profile.head);
+    assert.ok(profile.samples.length > 0, 'samples taken');
+    assert.ok(requestPathBytes >= 600_000, `the request path's allocations: ${requestPathBytes} bytes sampled`);
+    const shard = await t.request('GET', '/debug/pprof/allocs?seconds=1&shard=0');
+    assert.equal(shard.status, 200, shard.body.slice(0, 200));
+    assert.match(String(shard.headers['content-disposition']), /shard-0-allocs\.heapprofile/);
+    assert.ok(shard.json<{ head: Node }>().head.children !== undefined);
+    assert.equal((await t.request('GET', '/debug/pprof/allocs?seconds=61')).status, 400);
+  });
+
   test('a shard thread: heap snapshot and CPU profile of that thread', async () => {
     const shard = await t.request('GET', '/debug/pprof/heap?shard=1');
     assert.equal(shard.status, 200, shard.body.slice(0, 200));
