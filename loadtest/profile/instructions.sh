@@ -9,7 +9,8 @@
 # under callgrind with instrumentation off until the load starts (start-up at near native speed), on the embedded
 # store in a temporary directory under /dev/shm; 50 ConfigMaps of 1 KiB are seeded; each operation gets a warm-up
 # of 2N requests (8 connections, TLS, bearer token; uWS HTTP/1.1, or the secure port over HTTP/2 for h2get), then N
-# measured ones. Prints the user-space instructions per request (the kernel's share, about a quarter of a GET's
+# measured ones (h2get's count depends on what earlier operations had TurboFan optimize: under valgrind few compiles
+# finish, so compare it only between runs of the same OPS list). Prints the user-space instructions per request (the kernel's share, about a quarter of a GET's
 # time, is not counted): all of them, those outside V8's collector and compiler (the figure to compare builds by),
 # and the costliest functions, JIT code named through V8's perf map (--perf-basic-prof).
 set -euo pipefail
