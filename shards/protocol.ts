@@ -106,7 +106,7 @@ export type ShardRequest =
    */
   | { op: 'ensure'; id: number; spec: ResourceSpec }
   /** A CPU profile (`seconds` long) or heap snapshot of the shard thread (`/debug/pprof/...?shard=N`). */
-  | { op: 'profile'; id: number; kind: ProfileKind; seconds: number };
+  | { op: 'profile'; id: number; kind: ProfileKind; seconds: number; intervalBytes?: number | undefined };
 
 /** An object as returned to the main thread. */
 export interface ObjectBytes {

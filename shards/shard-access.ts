@@ -11,7 +11,7 @@ import type { Filter, GetReply, ListEncoding, ListReply, ObjectBytes, ProfileRep
 import { DirectWrites, type DirectWrite } from './direct-writes.ts';
 import type { PortLike } from './batched-port.ts';
 import type { WrittenKey } from '../src/storage/remote/protocol.ts';
-import type { ProfileKind } from '../src/server/thread-profile.ts';
+import type { ProfileSpec } from '../src/server/thread-profile.ts';
 
 export interface ListPage {
   startKey?: string | undefined;
@@ -31,7 +31,7 @@ export interface ShardAccess {
   watch(req: WatchRequestBody, sink: WatchSink): { id: number; close(): void };
   stats(): Promise<ShardStats[]>;
   /** A CPU profile, heap snapshot or allocation profile of shard thread `index`; null when it is already taking one. */
-  profile(index: number, kind: ProfileKind, seconds: number): Promise<Uint8Array | null>;
+  profile(index: number, spec: ProfileSpec): Promise<Uint8Array | null>;
   /** Told the duration of every storage call (for apiserver_storage_request_duration_seconds). */
   observe: ((operation: string, resource: string, seconds: number) => void) | undefined;
   /** How many shards there are. */
@@ -149,10 +149,10 @@ export abstract class RoutedCalls implements ShardAccess {
     return this.endpointOf(spec.groupResource).ensure(spec);
   }
 
-  async profile(index: number, kind: ProfileKind, seconds: number): Promise<Uint8Array | null> {
+  async profile(index: number, spec: ProfileSpec): Promise<Uint8Array | null> {
     const endpoint = this.endpoints()[index];
     if (endpoint === undefined) throw new RangeError(`no shard ${index}`);
-    return (await endpoint.call<ProfileReply>({ op: 'profile', kind, seconds })).profile;
+    return (await endpoint.call<ProfileReply>({ op: 'profile', kind: spec.kind, seconds: spec.seconds, intervalBytes: spec.intervalBytes })).profile;
   }
 
   async stats(): Promise<ShardStats[]> {

@@ -305,7 +305,7 @@ export async function buildPipeline(inp: PipelineInputs): Promise<Pipeline> {
         return openApiResponse(openapi, req);
       },
       documents: serviceAccounts.documents,
-      profiling: opts.profiling ? profilingHandler({ shardCount: router.shardCount, profileShard: (i, kind, seconds) => router.profile(i, kind, seconds) }) : undefined,
+      profiling: opts.profiling ? profilingHandler({ shardCount: router.shardCount, profileShard: (i, spec) => router.profile(i, spec) }) : undefined,
     });
     const audit = await auditFilters(opts.audit, inp.auditSink, logger, metrics.audit);
     // First on close: the events of the last requests go to the sink before it is closed.

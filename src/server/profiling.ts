@@ -8,7 +8,9 @@
  * - `GET /debug/pprof/heap`: a heap snapshot of that thread (`.heapsnapshot`);
  * - `GET /debug/pprof/allocs?seconds=N` (default 30, 1..60): where that
  *   thread allocated over N seconds, garbage included (V8's sampling heap
- *   profile, `.heapprofile`, for DevTools' Memory panel);
+ *   profile, `.heapprofile`, for DevTools' Memory panel); `&interval=B`
+ *   bytes between samples (default 256 KiB, 4 KiB..64 MiB; finer ones allow
+ *   proportionally shorter windows, down to 1 s, so memory stays bounded);
  * - either with `&shard=N` (`?shard=N`; 0 .. --shards - 1, the `shard` label
  *   of apiserver_shard_queue_depth): the same of shard thread N instead,
  *   asked over the serving thread's channel to it. An unknown shard is a 400.
@@ -20,15 +22,23 @@
  */
 import type { RequestContext } from './context.ts';
 import { errors } from '../api/status.ts';
-import { takeProfile, type ProfileKind } from './thread-profile.ts';
+import {
+  DEFAULT_ALLOCATION_INTERVAL_BYTES,
+  MAX_ALLOCATION_INTERVAL_BYTES,
+  MAX_PROFILE_SECONDS,
+  MIN_ALLOCATION_INTERVAL_BYTES,
+  maxAllocationSeconds,
+  takeProfile,
+  type ProfileKind,
+  type ProfileSpec,
+} from './thread-profile.ts';
 
 export const PROFILING_PREFIX = '/debug/pprof';
 const DEFAULT_SECONDS = 30;
 const PROFILE_FILE_NAMES: Readonly<Record<ProfileKind, string>> = { cpu: 'profile.cpuprofile', heap: 'heap.heapsnapshot', allocs: 'allocs.heapprofile' };
-const MAX_SECONDS = 60;
 
 /** Takes a profile in shard thread `index`; null when that thread is already profiling. */
-export type ShardProfiler = (index: number, kind: ProfileKind, seconds: number) => Promise<Uint8Array | null>;
+export type ShardProfiler = (index: number, spec: ProfileSpec) => Promise<Uint8Array | null>;
 
 export interface ProfilingDeps {
   /** How many shard threads there are (valid `shard` values: 0 .. count - 1). */
@@ -48,20 +58,36 @@ async function handleProfiling(ctx: RequestContext, path: string, deps: Profilin
     ctx.res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     ctx.res.end(
       'profile?seconds=N: CPU profile (.cpuprofile) of the serving thread\nheap: heap snapshot (.heapsnapshot) of the serving thread\n' +
-        'allocs?seconds=N: allocations sampled over N seconds, garbage included (.heapprofile) of the serving thread\n' +
+        'allocs?seconds=N[&interval=B]: allocations sampled every B bytes over N seconds, garbage included (.heapprofile) of the serving thread\n' +
         `either with &shard=N (0..${deps.shardCount - 1}): of shard thread N\n`,
     );
     return;
   }
   const kind: ProfileKind = sub === '/profile' ? 'cpu' : sub === '/allocs' ? 'allocs' : 'heap';
-  let seconds = DEFAULT_SECONDS;
+  let intervalBytes: number | undefined;
+  if (kind === 'allocs') {
+    const raw = ctx.req.query.get('interval');
+    intervalBytes = DEFAULT_ALLOCATION_INTERVAL_BYTES;
+    if (raw !== null) {
+      if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < MIN_ALLOCATION_INTERVAL_BYTES || Number(raw) > MAX_ALLOCATION_INTERVAL_BYTES) {
+        throw errors.badRequest(`interval must be a number of bytes from ${MIN_ALLOCATION_INTERVAL_BYTES} to ${MAX_ALLOCATION_INTERVAL_BYTES}`);
+      }
+      intervalBytes = Number(raw);
+    }
+  }
+  // A finer allocation sampling keeps more samples a second: its window is shorter, so a profile's memory stays bounded.
+  const maxSeconds = intervalBytes === undefined ? MAX_PROFILE_SECONDS : maxAllocationSeconds(intervalBytes);
+  let seconds = Math.min(DEFAULT_SECONDS, maxSeconds);
   if (kind !== 'heap') {
     const raw = ctx.req.query.get('seconds');
     if (raw !== null) {
-      if (!/^[0-9]{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_SECONDS) throw errors.badRequest(`seconds must be an integer from 1 to ${MAX_SECONDS}`);
+      if (!/^[0-9]{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > maxSeconds) {
+        throw errors.badRequest(`seconds must be an integer from 1 to ${maxSeconds}${intervalBytes === undefined || maxSeconds === MAX_PROFILE_SECONDS ? '' : ` at an interval of ${intervalBytes} bytes`}`);
+      }
       seconds = Number(raw);
     }
   }
+  const spec: ProfileSpec = { kind, seconds, intervalBytes };
   const shardArg = ctx.req.query.get('shard');
   let shard: number | undefined;
   if (shardArg !== null) {
@@ -70,8 +96,8 @@ async function handleProfiling(ctx: RequestContext, path: string, deps: Profilin
   }
   const body =
     shard === undefined
-      ? await takeProfile(kind, seconds, (stop) => ctx.res.onClose(stop))
-      : await deps.profileShard(shard, kind, seconds);
+      ? await takeProfile(spec, (stop) => ctx.res.onClose(stop))
+      : await deps.profileShard(shard, spec);
   if (body === null) throw errors.tooManyRequests(`a profile is already being taken on ${shard === undefined ? 'this thread' : `shard ${shard}`}`, Math.min(seconds, 5));
   if (ctx.res.closed) return;
   ctx.status = 200;

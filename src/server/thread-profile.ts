@@ -16,8 +16,30 @@ import { Session } from 'node:inspector/promises';
  */
 export type ProfileKind = 'cpu' | 'heap' | 'allocs';
 
-/** Bytes between samples of the allocation profile: V8's default is 32 KiB; finer, because requests allocate a few KiB each. */
-const ALLOCATION_SAMPLING_BYTES = 4096;
+/**
+ * Bytes allocated between samples of the allocation profile, by default. V8
+ * keeps every sample of the window (the freed objects' too), so the interval
+ * bounds the profile's memory: at this one a thread allocating 1 GB/s yields
+ * ~4,000 samples a second. Finer intervals are allowed for proportionally
+ * shorter windows (maxAllocationSeconds), which keeps the count as bounded.
+ */
+export const DEFAULT_ALLOCATION_INTERVAL_BYTES = 256 * 1024;
+export const MIN_ALLOCATION_INTERVAL_BYTES = 4 * 1024;
+export const MAX_ALLOCATION_INTERVAL_BYTES = 64 * 1024 * 1024;
+/** The longest profile window, in seconds, of any kind. */
+export const MAX_PROFILE_SECONDS = 60;
+
+/** The longest allocation profile at `intervalBytes` between samples: 60 s at the default, at least 1 s. */
+export function maxAllocationSeconds(intervalBytes: number): number {
+  return Math.max(1, Math.min(MAX_PROFILE_SECONDS, Math.floor((MAX_PROFILE_SECONDS * intervalBytes) / DEFAULT_ALLOCATION_INTERVAL_BYTES)));
+}
+
+/** What to take: a CPU or allocation profile lasts `seconds`; `intervalBytes` is the allocation profile's sampling. */
+export interface ProfileSpec {
+  readonly kind: ProfileKind;
+  readonly seconds: number;
+  readonly intervalBytes?: number | undefined;
+}
 
 /** Per module instance, so per thread: each thread loads its own copy of this module. */
 let busy = false;
@@ -27,14 +49,15 @@ let busy = false;
  * A CPU profile lasts `seconds`, or less if `stopEarly` calls back first.
  * The result is a buffer of its own (transferable to another thread).
  */
-export async function takeProfile(kind: ProfileKind, seconds: number, stopEarly?: (stop: () => void) => void): Promise<Uint8Array | null> {
+export async function takeProfile(spec: ProfileSpec, stopEarly?: (stop: () => void) => void): Promise<Uint8Array | null> {
+  const { kind, seconds } = spec;
   if (busy) return null;
   busy = true;
   const session = new Session();
   try {
     session.connect();
     if (kind === 'cpu') return await cpuProfile(session, seconds, stopEarly);
-    if (kind === 'allocs') return await allocationProfile(session, seconds, stopEarly);
+    if (kind === 'allocs') return await allocationProfile(session, seconds, spec.intervalBytes ?? DEFAULT_ALLOCATION_INTERVAL_BYTES, stopEarly);
     return await heapSnapshot(session);
   } finally {
     session.disconnect();
@@ -70,10 +93,10 @@ async function cpuProfile(session: Session, seconds: number, stopEarly?: (stop: 
   return owned(Buffer.from(JSON.stringify(profile)));
 }
 
-async function allocationProfile(session: Session, seconds: number, stopEarly?: (stop: () => void) => void): Promise<Uint8Array> {
+async function allocationProfile(session: Session, seconds: number, intervalBytes: number, stopEarly?: (stop: () => void) => void): Promise<Uint8Array> {
   await session.post('HeapProfiler.enable');
   // The two include flags are in V8's protocol since 10.x; node's typings of the parameters predate them.
-  const params = { samplingInterval: ALLOCATION_SAMPLING_BYTES, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+  const params = { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
   await session.post('HeapProfiler.startSampling', params);
   await profileWindow(seconds, stopEarly);
   const { profile } = await session.post('HeapProfiler.stopSampling');

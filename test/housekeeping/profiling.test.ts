@@ -40,18 +40,19 @@ describe('profiling on (RBAC)', () => {
   });
 
   test('an allocation profile counts garbage: what requests allocated and dropped during the seconds', async () => {
-    const pending = t.request('GET', '/debug/pprof/allocs?seconds=3');
-    await new Promise((r) => setTimeout(r, 200));
-    for (let i = 0; i < 100; i++) {
-      const r = await t.request('GET', '/api/v1/namespaces/default/configmaps');
-      assert.equal(r.status, 200);
+    // A 16 KiB interval allows up to 3 s (finer sampling, shorter windows: the samples V8 keeps stay bounded).
+    const pending = t.request('GET', '/debug/pprof/allocs?seconds=3&interval=16384');
+    await new Promise((r) => setTimeout(r, 100));
+    for (let round = 0; round < 10; round++) {
+      const answers = await Promise.all(Array.from({ length: 15 }, () => t.request('GET', '/api/v1/namespaces/default/configmaps')));
+      for (const r of answers) assert.equal(r.status, 200);
     }
     const r = await pending;
     assert.equal(r.status, 200, r.body.slice(0, 200));
     assert.match(String(r.headers['content-disposition']), /"allocs\.heapprofile"/);
     interface Node { callFrame: { functionName: string; url: string }; selfSize: number; children: Node[] }
     const profile = r.json<{ head: Node; samples: Array<{ size: number; nodeId: number }> }>();
-    // A hundred answered LISTs leave nothing alive, so only a profile that keeps collected objects has our code's samples.
+    // 150 answered LISTs leave nothing alive, so only a profile that keeps collected objects has our code's samples.
     let requestPathBytes = 0;
     const walk = (n: Node): void => {
       if (/\/src\/(server|endpoints|frontends)\//.test(n.callFrame.url)) requestPathBytes += n.selfSize;
@@ -59,12 +60,25 @@ describe('profiling on (RBAC)', () => {
     };
     walk(profile.head);
     assert.ok(profile.samples.length > 0, 'samples taken');
-    assert.ok(requestPathBytes >= 600_000, `the request path's allocations: ${requestPathBytes} bytes sampled`);
+    assert.ok(requestPathBytes >= 800_000, `the request path's allocations: ${requestPathBytes} bytes sampled`);
     const shard = await t.request('GET', '/debug/pprof/allocs?seconds=1&shard=0');
     assert.equal(shard.status, 200, shard.body.slice(0, 200));
     assert.match(String(shard.headers['content-disposition']), /shard-0-allocs\.heapprofile/);
     assert.ok(shard.json<{ head: Node }>().head.children !== undefined);
-    assert.equal((await t.request('GET', '/debug/pprof/allocs?seconds=61')).status, 400);
+  });
+
+  test('an allocation profile\'s interval and window are bounded together', async () => {
+    const message = async (q: string): Promise<string> => {
+      const r = await t.request('GET', `/debug/pprof/allocs?${q}`);
+      assert.equal(r.status, 400, `${q}: ${r.body.slice(0, 200)}`);
+      return r.json<{ message: string }>().message;
+    };
+    assert.match(await message('seconds=61'), /seconds must be an integer from 1 to 60$/);
+    assert.match(await message('seconds=2&interval=4096'), /from 1 to 1 at an interval of 4096 bytes/);
+    assert.match(await message('seconds=16&interval=65536'), /from 1 to 15 at an interval of 65536 bytes/);
+    for (const interval of ['4095', '67108865', 'abc', '', '-1', '1e5']) {
+      assert.match(await message(`seconds=1&interval=${interval}`), /interval must be a number of bytes from 4096 to 67108864/);
+    }
   });
 
   test('a shard thread: heap snapshot and CPU profile of that thread', async () => {
