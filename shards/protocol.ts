@@ -105,7 +105,7 @@ export type ShardRequest =
    * it is ready. Idempotent; a changed spec (scope) replaces the cache.
    */
   | { op: 'ensure'; id: number; spec: ResourceSpec }
-  /** A CPU profile (`seconds` long) or heap snapshot of the shard thread (`/debug/pprof/...?shard=N`). */
+  /** A CPU or allocation profile (`seconds` long) or heap snapshot of the shard thread (`/debug/pprof/...?shard=N`). */
   | { op: 'profile'; id: number; kind: ProfileKind; seconds: number; intervalBytes?: number | undefined };
 
 /** An object as returned to the main thread. */

@@ -76,7 +76,7 @@ describe('profiling on (RBAC)', () => {
     assert.match(await message('seconds=61'), /seconds must be an integer from 1 to 60$/);
     assert.match(await message('seconds=2&interval=4096'), /from 1 to 1 at an interval of 4096 bytes/);
     assert.match(await message('seconds=16&interval=65536'), /from 1 to 15 at an interval of 65536 bytes/);
-    for (const interval of ['4095', '67108865', 'abc', '', '-1', '1e5']) {
+    for (const interval of ['4095', '67108865', '99999999999999999999', 'abc', '', '-1', '1e5', '4096.5', '%00']) {
       assert.match(await message(`seconds=1&interval=${interval}`), /interval must be a number of bytes from 4096 to 67108864/);
     }
   });
