@@ -7,7 +7,7 @@ import type { Revision } from '../src/storage/interface.ts';
 import type { WireStorageError } from '../src/storage/errors.ts';
 import type { ListPieceQueue } from './list-pieces.ts';
 import type { WrittenKey } from '../src/storage/remote/protocol.ts';
-import type { ProfileKind } from '../src/server/thread-profile.ts';
+import type { ProfileSpec } from '../src/server/thread-profile.ts';
 
 /** A resource type a shard serves. */
 export interface ResourceSpec {
@@ -106,7 +106,7 @@ export type ShardRequest =
    */
   | { op: 'ensure'; id: number; spec: ResourceSpec }
   /** A CPU or allocation profile (`seconds` long) or heap snapshot of the shard thread (`/debug/pprof/...?shard=N`). */
-  | { op: 'profile'; id: number; kind: ProfileKind; seconds: number; intervalBytes?: number | undefined };
+  | { op: 'profile'; id: number; spec: ProfileSpec };
 
 /** An object as returned to the main thread. */
 export interface ObjectBytes {

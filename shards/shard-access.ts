@@ -152,7 +152,7 @@ export abstract class RoutedCalls implements ShardAccess {
   async profile(index: number, spec: ProfileSpec): Promise<Uint8Array | null> {
     const endpoint = this.endpoints()[index];
     if (endpoint === undefined) throw new RangeError(`no shard ${index}`);
-    return (await endpoint.call<ProfileReply>({ op: 'profile', kind: spec.kind, seconds: spec.seconds, intervalBytes: spec.intervalBytes })).profile;
+    return (await endpoint.call<ProfileReply>({ op: 'profile', spec })).profile;
   }
 
   async stats(): Promise<ShardStats[]> {

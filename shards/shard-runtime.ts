@@ -405,7 +405,7 @@ export class ShardRuntime {
     const client = this.#clients[slot]!;
     if (req.op === 'profile') {
       // Not a storage request: outside the pending count, and its (large) bytes move to the caller.
-      takeProfile({ kind: req.kind, seconds: req.seconds, intervalBytes: req.intervalBytes }).then(
+      takeProfile(req.spec).then(
         (profile) => client.send({ t: 'ok', id, value: { profile } }, profile === null ? [] : [profile.buffer as ArrayBuffer]),
         (err: unknown) => client.send({ t: 'err', id, error: toShardError(err) }),
       );
