@@ -23,7 +23,12 @@ const EMPTY: Compiled = { admit: [], validate: [] };
 
 export class AdmissionChain implements Admission {
   readonly #plugins: readonly AdmissionPlugin[];
-  #compiled = new Map<string, Compiled>();
+  /**
+   * By the type object, then the operation (or subresource and operation): a write's lookups then hash
+   * only strings whose hash V8 already keeps (the operation literals, the empty subresource) instead of
+   * a key joined from five strings for each of its three or four lookups (~2,000 instructions each).
+   */
+  #compiled = new WeakMap<ResourceType, Map<string, Compiled>>();
 
   /** `plugins` in the order they run (the original's order: see plugin-table.ts). */
   constructor(plugins: readonly AdmissionPlugin[]) {
@@ -36,7 +41,7 @@ export class AdmissionChain implements Admission {
 
   /** Forgets every compiled combination (a plugin's interest changed). */
   recompile(): void {
-    this.#compiled = new Map();
+    this.#compiled = new WeakMap();
   }
 
   has(phase: 'admit' | 'validate', rt: ResourceType, subresource: string, operation: Operation): boolean {
@@ -52,11 +57,17 @@ export class AdmissionChain implements Admission {
   }
 
   #for(rt: ResourceType, subresource: string, operation: Operation): Compiled {
-    const key = `${rt.group}/${rt.version}/${rt.resource}/${subresource}/${operation}`;
-    let c = this.#compiled.get(key);
+    let byOperation = this.#compiled.get(rt);
+    if (byOperation === undefined) {
+      byOperation = new Map();
+      this.#compiled.set(rt, byOperation);
+    }
+    // A subresource name holds no '/' (the path's segments), so the joined key cannot collide with another.
+    const key = subresource === '' ? operation : `${subresource}/${operation}`;
+    let c = byOperation.get(key);
     if (c === undefined) {
       c = this.#compile(rt, subresource, operation);
-      this.#compiled.set(key, c);
+      byOperation.set(key, c);
     }
     return c;
   }

@@ -77,6 +77,24 @@ test('handles() is asked once per type, subresource and operation, and a type no
   assert.equal(asked.length, 4, 'recompile() makes the next write ask again');
 });
 
+test('a subresource and its parent compile apart for the same operation, and each type object has its own', async () => {
+  const asked: string[] = [];
+  const statusOnly: AdmissionPlugin = {
+    name: 'StatusOnly',
+    handles: (rt, sub, op) => {
+      asked.push(`${rt.resource}/${sub}/${op}`);
+      return sub === 'status';
+    },
+    validate: () => undefined,
+  };
+  const chain = new AdmissionChain([statusOnly]);
+  assert.equal(chain.has('validate', pods, '', 'UPDATE'), false);
+  assert.equal(chain.has('validate', pods, 'status', 'UPDATE'), true);
+  assert.equal(chain.has('validate', configmaps, 'status', 'UPDATE'), true);
+  assert.equal(chain.has('validate', pods, '', 'UPDATE'), false, 'the parent is not taken for its subresource');
+  assert.deepEqual(asked, ['pods//UPDATE', 'pods/status/UPDATE', 'configmaps/status/UPDATE']);
+});
+
 test('a rejection stops the chain and rejects the write', async () => {
   const seen: string[] = [];
   const chain = new AdmissionChain([
