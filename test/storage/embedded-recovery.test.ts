@@ -3,7 +3,8 @@
  * the newest WAL segment is cut by itself (and logged); any other damage stops
  * the open with the file and offset, until an operator asks for a repair,
  * which cuts at the damage, says what was dropped and never hands out a
- * revision again. Also: a corrupt snapshot is named, and the store's files
+ * revision again. Zeros after the newest segment's records (its preallocated
+ * space, or a crashed extension) are written over, not cut. Also: a corrupt snapshot is named, and the store's files
  * are private (0700 directory, 0600 files).
  */
 import { describe, it, beforeEach, afterEach } from 'node:test';
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CorruptStoreError, EmbeddedStore, type EmbeddedStoreOptions } from '../../src/storage/embedded/index.ts';
 import { recover } from '../../src/storage/embedded/recovery.ts';
+import { WalWriter } from '../../src/storage/embedded/wal.ts';
 import { writeSnapshot } from '../../src/storage/embedded/snapshot.ts';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -140,16 +142,6 @@ describe('embedded store recovery from damage', () => {
       }
     });
 
-    it('a zero-filled tail, as a crashed file extension leaves', async () => {
-      const { path, revision } = await populate(6);
-      const size = (await stat(path)).size;
-      await appendFile(path, Buffer.alloc(4096));
-      const s = await openStore();
-      assert.equal(await s.currentRevision(), revision);
-      assert.equal(s.stats().recovery.truncatedBytes, 4096);
-      assert.equal((await stat(path)).size, size);
-    });
-
     it('a last record whose newest sector never reached the disk', async () => {
       const s0 = await EmbeddedStore.open({ dir });
       for (let i = 0; i < 3; i++) await s0.create(`/d/${i}`, enc('x'.repeat(100)));
@@ -166,6 +158,114 @@ describe('embedded store recovery from damage', () => {
       const s = await openStore();
       assert.equal(await s.currentRevision(), revision);
       assert.equal(s.stats().recovery.truncatedBytes, bytes.length - last);
+    });
+  });
+
+  describe('preallocated segments', () => {
+    /** Frames from the start of `bytes` up to the first zero length: where the records end. */
+    const recordsEnd = (bytes: Buffer): number => {
+      let off = 0;
+      while (off + 8 <= bytes.length && bytes.readUInt32LE(off) !== 0) off += 8 + bytes.readUInt32LE(off);
+      return off;
+    };
+
+    it('holds zeros after the records while open, and is cut to its records at a clean close', async () => {
+      const s = await openStore();
+      for (let i = 0; i < 20; i++) await s.create(`/p/${i}`, enc(`value ${i}`));
+      const records = s.stats().currentSegmentBytes;
+      const path = join(dir, (await segments(dir))[0]!);
+      const open = await readFile(path);
+      assert.ok(open.length >= records + 32 * 1024, `zeros preallocated after ${records} bytes of records: ${open.length}`);
+      assert.equal(recordsEnd(open), records);
+      assert.ok(open.subarray(records).every((b) => b === 0), 'only zeros after the records');
+      await s.close();
+      opened.splice(0);
+      assert.equal((await stat(path)).size, records, 'a clean close leaves the records alone');
+    });
+
+    it('a rotation cuts the old segment to its records before the new one exists', async () => {
+      const wal = await WalWriter.create(dir, 1);
+      try {
+        for (let i = 1; i <= 5; i++) wal.appendPut(i, i, `/r/${i}`, enc('v'.repeat(100)));
+        await wal.flush();
+        const records = wal.segmentBytes;
+        const first = join(dir, (await segments(dir))[0]!);
+        assert.ok((await stat(first)).size > records, 'preallocated while it is the newest');
+        assert.equal(await wal.rotate(), 1);
+        assert.equal((await stat(first)).size, records, 'an older segment never ends in zeros');
+        wal.appendPut(6, 6, '/r/6', enc('v'));
+        await wal.flush();
+        const names = await segments(dir);
+        assert.equal(names.length, 2);
+        assert.ok((await stat(join(dir, names[1]!))).size > wal.segmentBytes, 'the new segment is preallocated in turn');
+      } finally {
+        await wal.close();
+      }
+      const rec = await recover(dir);
+      assert.equal(rec.state.headRevision, 6);
+      assert.equal(rec.truncatedBytes, 0);
+    });
+
+    it('a crash leaves the zeros: the next start keeps every record, logs it, and writes over them', async () => {
+      const s = await openStore();
+      for (let i = 0; i < 10; i++) await s.create(`/p/${i}`, enc(`value ${i}`));
+      const revision = await s.currentRevision();
+      const records = s.stats().currentSegmentBytes;
+      const name = (await segments(dir))[0]!;
+      // The directory as a kill -9 or a power cut leaves it: the store never closed.
+      const crashed = await mkdtemp(join(tmpdir(), 'orch-recovery-crashed-'));
+      try {
+        const bytes = await readFile(join(dir, name));
+        await writeFile(join(crashed, name), bytes, { mode: 0o600 });
+        const after = await EmbeddedStore.open({ dir: crashed });
+        try {
+          assert.equal(await after.currentRevision(), revision);
+          const rec = after.stats().recovery;
+          assert.equal(rec.truncatedBytes, 0, 'zeros hold no record: nothing is cut');
+          const note = rec.notes.find((n) => n.details['zeroBytes'] !== undefined);
+          assert.ok(note, JSON.stringify(rec.notes));
+          assert.equal(note.level, 'info');
+          assert.equal(note.details['offset'], records);
+          assert.equal(note.details['zeroBytes'], bytes.length - records);
+          assert.equal((await after.create('/p/next', enc('next'))).modRevision, revision + 1);
+        } finally {
+          await after.close();
+        }
+        const again = await EmbeddedStore.open({ dir: crashed });
+        try {
+          assert.equal(await again.currentRevision(), revision + 1);
+          assert.equal(dec((await again.get('/p/next')).kv?.value), 'next');
+          assert.equal(dec((await again.get('/p/9')).kv?.value), 'value 9');
+          assert.equal(again.stats().recovery.notes.length, 0, 'a clean close left nothing to say');
+        } finally {
+          await again.close();
+        }
+      } finally {
+        await rm(crashed, { recursive: true, force: true });
+      }
+    });
+
+    it('a torn last record whose lost sector holds only a few of its bytes is cut, not refused', async () => {
+      // A record that ends 20 bytes into a sector; that sector never reached the disk (zeros), and the
+      // preallocated zeros follow. 20 zero bytes alone are no evidence (a value may hold them), a whole zero
+      // sector is.
+      const { revision } = await populate(3);
+      const path = join(dir, (await segments(dir))[0]!);
+      const start = (await stat(path)).size;
+      const key = '/d/last';
+      const header = 8 + 1 + 8 + 8 + 4 + key.length;
+      const end = (Math.floor((start + header + 200) / 512) + 1) * 512 + 20;
+      const s = await EmbeddedStore.open({ dir });
+      await s.create(key, enc('z'.repeat(end - start - header)));
+      await s.close();
+      const bytes = await readFile(path);
+      assert.equal(bytes.length, end, 'the record ends where the test wants it');
+      bytes.fill(0, end - 20);
+      await writeFile(path, Buffer.concat([bytes, Buffer.alloc(4096)]));
+      const after = await openStore();
+      assert.equal(await after.currentRevision(), revision, 'the torn record is cut');
+      assert.equal(after.stats().recovery.truncatedBytes, end + 4096 - start);
+      assert.equal((await after.get(key)).kv, null);
     });
   });
 

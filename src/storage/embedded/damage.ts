@@ -119,20 +119,29 @@ export function findIntactRecords(
   return { count, firstOffset, maxRevision, bytes, incomplete: false };
 }
 
-/** Whether some piece of [start, end) between sector boundaries (file offsets) is all zeros and large enough to count. */
+/**
+ * Whether some piece of [start, end) between sector boundaries (file offsets) is all zeros and large enough
+ * to count. A record's last piece counts however short when its whole sector is zeros, the bytes after the
+ * record included: in a preallocated segment (wal.ts) a sector that never reached the disk is all zeros.
+ */
 function hasZeroSector(tail: Buffer, fileOffset: number, start: number, end: number): boolean {
   let pieceStart = start;
   while (pieceStart < end) {
     const fileBoundary = (Math.floor((fileOffset + pieceStart) / SECTOR_BYTES) + 1) * SECTOR_BYTES;
-    const pieceEnd = Math.min(end, fileBoundary - fileOffset);
+    const sectorEnd = fileBoundary - fileOffset;
+    const pieceEnd = Math.min(end, sectorEnd);
     const piece = tail.subarray(pieceStart, pieceEnd);
-    if ((piece.length >= MIN_ZERO_EVIDENCE_BYTES || piece.length === SECTOR_BYTES) && isAllZero(piece)) return true;
+    if (isAllZero(piece)) {
+      if (piece.length >= MIN_ZERO_EVIDENCE_BYTES || piece.length === SECTOR_BYTES) return true;
+      const wholeSector = (fileOffset + pieceStart) % SECTOR_BYTES === 0 && sectorEnd <= tail.length;
+      if (wholeSector && isAllZero(tail.subarray(pieceStart, sectorEnd))) return true;
+    }
     pieceStart = pieceEnd;
   }
   return false;
 }
 
-function isAllZero(b: Buffer): boolean {
+export function isAllZero(b: Buffer): boolean {
   for (let i = 0; i < b.length; i++) if (b[i] !== 0) return false;
   return true;
 }

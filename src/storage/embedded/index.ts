@@ -83,6 +83,8 @@ export interface EmbeddedStoreStats {
   readonly groupCommits: number;
   readonly walBytesWritten: number;
   readonly currentSegment: number;
+  /** Bytes of records in the current segment (its file may be longer: the zeros preallocated after them). */
+  readonly currentSegmentBytes: number;
   readonly snapshotsWritten: number;
   readonly snapshotFailures: number;
   readonly lastSnapshotError: string | null;
@@ -363,6 +365,7 @@ export class EmbeddedStore implements Store {
       groupCommits: this.committer.groups,
       walBytesWritten: this.wal.stats.bytesWritten,
       currentSegment: this.wal.seq,
+      currentSegmentBytes: this.wal.segmentBytes,
       snapshotsWritten: this.snapshotsWritten,
       snapshotFailures: this.snapshotFailures,
       lastSnapshotError: this.lastSnapshotError,
@@ -384,7 +387,7 @@ export class EmbeddedStore implements Store {
     await this.maintenance;
     this.hub.endAll(new StoreClosedError());
     try {
-      await this.wal.close();
+      await this.wal.close(this.committer.failure === null);
     } finally {
       await this.lock.release();
     }

@@ -2,6 +2,8 @@
  * Rebuilds the MVCC state of a store directory at open: the newest intact
  * snapshot, then every WAL record after it.
  *
+ * Zeros after the newest segment's last record are preallocated space (wal.ts), or a file extension whose
+ * data never reached the disk: no record is in them, so they are written over, not cut.
  * Only a torn write at the end of the newest segment is cut by itself: it was
  * in flight when the process died, so never acknowledged (acknowledgement
  * follows the fsync), and its revision was never visible. damage.ts tells it
@@ -21,7 +23,7 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { FrameFileReader } from './frame-file.ts';
 import { brokenName, fsyncDir, listStoreDir, pathIn, PRIVATE_FILE_MODE, readFrom, segmentName, snapshotName } from './files.ts';
-import { findIntactRecords, judgeDamage, MIN_REVISION_RECORD_BYTES } from './damage.ts';
+import { findIntactRecords, isAllZero, judgeDamage, MIN_REVISION_RECORD_BYTES } from './damage.ts';
 import { MvccState } from './mvcc.ts';
 import { readSnapshot, writeSnapshot } from './snapshot.ts';
 import { REC_COMPACT, REC_DELETE, REC_PUT, type PayloadReader } from './records.ts';
@@ -127,7 +129,18 @@ export async function recover(dir: string, options: RecoveryOptions = {}): Promi
         }
         validEnd = f.offset;
         if (f.kind === 'eof') break;
-        const verdict = judgeDamage(await readFrom(path, f.offset), f.offset, state.headRevision, newest);
+        const tail = await readFrom(path, f.offset);
+        if (newest && isAllZero(tail)) {
+          // Preallocated space (wal.ts), or an extension whose data never reached the disk: no record is there,
+          // so none was acknowledged; the writer goes on over the zeros.
+          notes.push({
+            level: 'info',
+            msg: 'embedded store: the WAL goes on after its last record, over the zeros after it',
+            details: { file: path, offset: f.offset, zeroBytes: tail.length, lastRevision: state.headRevision },
+          });
+          break;
+        }
+        const verdict = judgeDamage(tail, f.offset, state.headRevision, newest);
         if (verdict.kind === 'corrupt') {
           damage = { segmentIndex: i, offset: f.offset, what: f.reason, why: verdict.why, intactFrame: false };
           break;
