@@ -32,6 +32,7 @@
  */
 import type { StoreCall, StoreReply, WrittenVia } from '../src/storage/remote/protocol.ts';
 import { BatchedPort, type PortLike } from './batched-port.ts';
+import { storeClientLane } from '../src/storage/remote/wire.ts';
 
 /** Which types may be written directly: built into the start-up list, no TTL; none at all with encryption at rest or etcd. */
 export function directWriteResources(
@@ -61,7 +62,7 @@ export class DirectWrites {
     this.#resources = new Set(resources);
     this.#port = new BatchedPort<StoreCall, StoreReply>(port, (replies) => {
       for (const r of replies) if (r.t === 'written') route(r);
-    });
+    }, storeClientLane);
   }
 
   /** Whether writes of `resource` (`<group>/<resource>`) go directly to the store. */

@@ -10,6 +10,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Revision } from '../src/storage/interface.ts';
 import { BatchedPort } from './batched-port.ts';
+import { shardClientLane } from './wire.ts';
 import { ListPieceQueue, ListPiecesLost } from './list-pieces.ts';
 import type { GetReply, ListReply, ObjectBytes, ReadMode, ReplyValue, ResourceSpec, ShardError, ShardMessage, ShardRequest } from './protocol.ts';
 import { ObjectReadCache } from './object-read-cache.ts';
@@ -152,7 +153,7 @@ export class ShardClient {
       raw.close();
       return;
     }
-    const port = new BatchedPort<ShardRequest, ShardMessage>(raw, (msgs) => this.#onMessages(msgs));
+    const port = new BatchedPort<ShardRequest, ShardMessage>(raw, (msgs) => this.#onMessages(msgs), shardClientLane);
     // Answers read from another shard thread mean nothing to this one: its cells say so first.
     this.#reads = null;
     this.#route = null;

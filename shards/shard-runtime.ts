@@ -28,6 +28,7 @@ import { SelectorError } from '../src/selectors/index.ts';
 import { CachedResource } from './cached-resource.ts';
 import { ExpirySweeper } from './expiry-sweeper.ts';
 import { BatchedPort, concatOwned, type PortLike } from './batched-port.ts';
+import { shardRuntimeLane } from './wire.ts';
 import { LIST_PIECE_BYTES, LIST_STREAM_MIN_BYTES, joinedJsonLength, jsonPieces, keepingPieces, writeItem } from './list-pieces.ts';
 import { DEFAULT_LIST_RESULT_CACHE, itemBuffer, ListResultCache, type ListResultCacheOptions } from './list-result-cache.ts';
 import { ListPiecePool, PieceLease } from './list-piece-pool.ts';
@@ -249,7 +250,7 @@ export class ShardRuntime {
     if (slot >= CLIENT_SLOTS) throw new Error(`a shard serves at most ${CLIENT_SLOTS} clients`);
     const client: ClientPort = new BatchedPort<ShardMessage, ShardRequest>(port, (reqs) => {
       for (const req of reqs) this.#handleOne(req, slot);
-    });
+    }, shardRuntimeLane);
     this.#clients[slot] = client;
     // First on every channel: what its read cache checks answers against (object-read-cache.ts).
     if (this.#readCells !== undefined) client.send({ t: 'readCells', cells: this.#readCells.cells.buffer, storeRevision: this.#readCells.storeRevision });

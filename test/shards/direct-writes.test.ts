@@ -8,6 +8,8 @@
  * errors as the same ShardCallError codes. Only types the shard adds nothing
  * to are written so.
  */
+import { ByteReader } from '../../shards/byte-lane.ts';
+import { storeServerLane } from '../../src/storage/remote/wire.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -141,7 +143,13 @@ test('a ShardClient answers a direct write with its bytes at the written revisio
   client.attach(shardSide.port1);
   const sent: unknown[] = [];
   const storeSide = new MessageChannel();
-  storeSide.port2.on('message', (batch: unknown[]) => sent.push(...batch));
+  // The calls as the store host reads them: through the store connection's byte lane.
+  storeSide.port2.on('message', (batch: unknown[]) => {
+    for (const m of batch) {
+      if (m instanceof ArrayBuffer) storeServerLane.decode(new ByteReader(m), (c) => sent.push(c));
+      else sent.push(m);
+    }
+  });
   const direct = new DirectWrites(storeSide.port1, ['/configmaps'], () => undefined);
   try {
     assert.equal(client.writeDirect(direct, '/configmaps', { op: 'create', key: '/configmaps/default/x', value: stored('x', 'v') }), null, 'no route before the shard names one');

@@ -17,6 +17,7 @@ import { StoreClosedError, StorageUnavailableError, storageErrorFromWire } from 
 import type { SharedRevision } from '../shared-revision.ts';
 import { BatchedPort, type PortLike } from '../../../shards/batched-port.ts';
 import type { OkValue, StoreCall, StoreReply, WrittenKey, WrittenVia } from './protocol.ts';
+import { storeClientLane } from './wire.ts';
 import { copyWith } from '../../api/object-copy.ts';
 
 type Pending = { resolve: (v: OkValue) => void; reject: (e: Error) => void };
@@ -45,7 +46,7 @@ export class RemoteStore implements Store {
     this.name = name;
     this.#committed = committed;
     this.#onWritten = onWritten;
-    this.#port = new BatchedPort<StoreCall, StoreReply>(port, (replies) => this.#onReplies(replies));
+    this.#port = new BatchedPort<StoreCall, StoreReply>(port, (replies) => this.#onReplies(replies), storeClientLane);
     port.on('close', () => this.#fail(new StorageUnavailableError('store thread went away')));
   }
 

@@ -8,6 +8,7 @@ import { isStorageError, storageErrorToWire, type WireStorageError } from '../er
 import { handOver } from '../handed-over.ts';
 import { BatchedPort, type PortLike } from '../../../shards/batched-port.ts';
 import type { OkValue, StoreCall, StoreReply, StoreVia, WrittenKey, WrittenVia } from './protocol.ts';
+import { storeServerLane } from './wire.ts';
 
 function toWire(err: unknown): WireStorageError | { code: 'Internal'; message: string } {
   if (isStorageError(err)) return storageErrorToWire(err);
@@ -34,7 +35,7 @@ export class StoreServer {
     const watches = new Map<number, StoreWatch>();
     const out: BatchedPort<StoreReply, StoreCall> = new BatchedPort<StoreReply, StoreCall>(port, (calls) => {
       for (const call of calls) this.#handle(call, out, watches);
-    });
+    }, storeServerLane);
     const closeAll = (): void => {
       for (const w of watches.values()) w.close();
       watches.clear();
