@@ -104,6 +104,42 @@ describe('FieldManager: creates remembered', () => {
     assert.deepEqual(labeled.metadata.managedFields?.[0]?.fieldsV1, { 'f:data': { '.': {}, 'f:v': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } } });
   });
 
+  it('compares a create with the last of its kind and manager by shape: every near miss gets its own entries', () => {
+    const remembering = new FieldManager(schemas);
+    const now = new Date('2024-01-01T00:00:00Z');
+    const cm = (metadata: Record<string, unknown>, rest: Record<string, unknown>): KObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata, ...rest }) as KObject;
+    // Each next to the one before: the same shape again, or one that differs in a single place.
+    const sequence: KObject[] = [
+      cm({ generateName: 'h-' }, { data: { v: 'x' } }),
+      cm({ generateName: 'h-' }, { data: { v: 'yyyy' } }),
+      cm({ generateName: 'h-' }, { data: { w: 'x' } }),
+      cm({ generateName: 'h-' }, { data: { v: 'x', w: 'x' } }),
+      cm({ generateName: 'h-' }, { data: { w: 'x', v: 'x' } }),
+      cm({ generateName: 'h-' }, { data: { v: 1 } }),
+      cm({ generateName: 'h-' }, { data: { v: null } }),
+      cm({ generateName: 'h-' }, { data: {} }),
+      cm({ generateName: 'h-' }, { data: [] }),
+      cm({ generateName: 'h-', finalizers: ['a'] }, { data: { v: 'x' } }),
+      cm({ generateName: 'h-', finalizers: ['b'] }, { data: { v: 'x' } }),
+      cm({ generateName: 'h-', finalizers: ['b'] }, { data: { v: 'x' } }),
+      cm({ name: 'h-' }, { data: { v: 'x' } }),
+      cm({ name: 'h-', labels: { a: 'b' } }, { data: { v: 'x' } }),
+      cm({ name: 'h-', labels: { a: 'b' } }, { data: { v: 'x' }, immutable: true }),
+      cm({ name: 'h-', labels: { a: 'b' } }, { data: { v: 'x' }, immutable: 'true' }),
+      cm({ name: 'h-', labels: { a: 'b' } }, { data: { v: 'x' } }),
+    ];
+    // Each also with a status, which a type with a status subresource leaves to that (the same shape, other entries).
+    for (const [i, obj] of [...sequence, ...sequence.map((o) => ({ ...o, status: { phase: 'x' } }) as KObject)].entries()) {
+      for (const [manager, statusSubresource] of [['h2load', false], ['h2load', false], ['kubectl', false], ['h2load', true], ['h2load', undefined], ['h2load', true]] as const) {
+        const withStatus = obj;
+        const req = { live: null, next: structuredClone(withStatus), manager, subresource: '', apiVersion: 'v1', kind: 'ConfigMap', statusSubresource, now };
+        const got = remembering.update(req);
+        const want = new FieldManager(schemas).update({ ...req, next: structuredClone(withStatus) });
+        assert.deepEqual(got.metadata.managedFields, want.metadata.managedFields, `create ${i} by ${manager} (status ${statusSubresource}): ${JSON.stringify(withStatus)}`);
+      }
+    }
+  });
+
   it('keys a shape by map keys, value kinds and whole lists, never confusing two', () => {
     assert.equal(shapeOf({ data: { v: 'x'.repeat(1000) } }), shapeOf({ data: { v: '' } }), 'a scalar\'s value in a map does not matter');
     assert.notEqual(shapeOf({ data: { v: 'x' } }), shapeOf({ data: { v: 1 } }), 'its kind does');
