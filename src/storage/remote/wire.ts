@@ -46,6 +46,24 @@ function readVia(r: ByteReader): StoreVia | undefined {
   return { conn: r.str(), client: r.f64(), shard: r.f64(), tag: r.f64(), resource: r.str() };
 }
 
+/** A write's answer: its key and revisions, and a delete's value. Shared with the shard channel's lane (shards/wire.ts). */
+export function writeAnswer(w: ByteWriter, value: WrittenKey | undefined, prev: Uint8Array | undefined): void {
+  w.u8((value !== undefined ? HAS_VALUE : 0) | (prev !== undefined ? HAS_PREV : 0));
+  if (value !== undefined) {
+    w.str(value.key);
+    w.f64(value.createRevision);
+    w.f64(value.modRevision);
+  }
+  if (prev !== undefined) w.bytes(prev);
+}
+
+/** What writeAnswer wrote; the deleted value as a copy, since it goes on to the writer's thread. */
+export function readAnswer(r: ByteReader): { value: WrittenKey | undefined; prev: Uint8Array | undefined } {
+  const flags = r.u8();
+  const value: WrittenKey | undefined = (flags & HAS_VALUE) !== 0 ? { key: r.str(), createRevision: r.f64(), modRevision: r.f64() } : undefined;
+  return { value, prev: (flags & HAS_PREV) !== 0 ? r.copy() : undefined };
+}
+
 function encodeCall(m: StoreCall, w: ByteWriter): boolean {
   switch (m.op) {
     case 'create':
@@ -151,13 +169,7 @@ function encodeReply(m: StoreReply, w: ByteWriter): boolean {
       w.u8(WRITTEN);
       writeVia(w, m.via);
       w.f64(m.id);
-      w.u8((m.value !== undefined ? HAS_VALUE : 0) | (m.prev !== undefined ? HAS_PREV : 0));
-      if (m.value !== undefined) {
-        w.str(m.value.key);
-        w.f64(m.value.createRevision);
-        w.f64(m.value.modRevision);
-      }
-      if (m.prev !== undefined) w.bytes(m.prev);
+      writeAnswer(w, m.value, m.prev);
       return true;
     default:
       return false;
@@ -178,9 +190,7 @@ function decodeReply(r: ByteReader): StoreReply {
       const via = readVia(r);
       if (via === undefined) throw new CorruptLaneError('written answer without its route');
       const id = r.f64();
-      const flags = r.u8();
-      const value: WrittenKey | undefined = (flags & HAS_VALUE) !== 0 ? { key: r.str(), createRevision: r.f64(), modRevision: r.f64() } : undefined;
-      const prev = (flags & HAS_PREV) !== 0 ? r.copy() : undefined;
+      const { value, prev } = readAnswer(r);
       const m: WrittenVia = prev === undefined ? { t: 'written', via, id, value } : { t: 'written', via, id, value, prev };
       return m;
     }
