@@ -30,6 +30,11 @@ export class CorruptLaneError extends Error {
 }
 
 const HEADER = 4;
+/** The top bit of a string's length: its bytes are UTF-16 (ByteWriter.str). */
+const UTF16 = 0x8000_0000;
+
+/** String.prototype.isWellFormed (ES2024; V8 has it since Node 20): no lone surrogate. */
+const isWellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed();
 
 /**
  * Appends numbers, strings and bytes to a buffer of its own (transferable).
@@ -68,8 +73,19 @@ export class ByteWriter {
     this.#at = this.#buf.writeDoubleLE(v, this.#at);
   }
 
-  /** A string as UTF-8, after its byte length. */
+  /**
+   * A string as UTF-8 after its byte length; one with a lone surrogate (a
+   * JSON body can spell one) as UTF-16 with the length's top bit set, since
+   * UTF-8 would turn it into U+FFFD and the string read back would differ.
+   */
   str(s: string): void {
+    if (!isWellFormed(s)) {
+      this.#room(4 + s.length * 2);
+      const n = this.#buf.write(s, this.#at + 4, 'utf16le');
+      this.#buf.writeUInt32LE((n | UTF16) >>> 0, this.#at);
+      this.#at += 4 + n;
+      return;
+    }
     this.#room(4 + s.length * 3);
     const n = this.#buf.write(s, this.#at + 4, 'utf8');
     this.#buf.writeUInt32LE(n, this.#at);
@@ -124,9 +140,10 @@ export class ByteReader {
   }
 
   str(): string {
-    const n = this.#buf.readUInt32LE(this.#take(4));
+    const header = this.#buf.readUInt32LE(this.#take(4));
+    const n = (header & ~UTF16) >>> 0;
     const at = this.#take(n);
-    return this.#buf.toString('utf8', at, at + n);
+    return this.#buf.toString(header >= UTF16 ? 'utf16le' : 'utf8', at, at + n);
   }
 
   /** Bytes as a view into the run: whoever keeps or posts them on copies them (the store does: handed-over.ts). */

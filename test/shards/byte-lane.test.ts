@@ -45,6 +45,7 @@ describe('ByteWriter and ByteReader', () => {
     w.str('/registry/configmaps/ns/ä-名前-😀');
     w.bytes(new Uint8Array(0));
     w.bytes(big);
+    w.str('a\ud800b\udc00');
     w.str('end');
     const r = new ByteReader(w.finish());
     assert.equal(r.u8(), 255);
@@ -54,6 +55,7 @@ describe('ByteWriter and ByteReader', () => {
     assert.equal(r.str(), '/registry/configmaps/ns/ä-名前-😀');
     assert.equal(r.view().byteLength, 0);
     assert.deepEqual([...r.copy()], [...big]);
+    assert.equal(r.str(), 'a\ud800b\udc00', 'lone surrogates read back as written (UTF-8 would make them U+FFFD)');
     assert.equal(r.str(), 'end');
     assert.equal(r.done, true);
   });
