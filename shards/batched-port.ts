@@ -12,6 +12,13 @@ import { ByteReader, ByteWriter, type ByteLane } from './byte-lane.ts';
 /** The part of MessagePort this module needs (lets tests use either end of a MessageChannel). */
 export type PortLike = Pick<MessagePort, 'postMessage' | 'on' | 'off' | 'close'>;
 
+/**
+ * The most room a run starts with (it grows by doubling past that): under
+ * glibc's threshold for allocating by mmap, so the usual run (a turn's
+ * writes, tens of KiB) costs no page faults.
+ */
+const MAX_START_BYTES = 64 * 1024;
+
 export class BatchedPort<Out, In> {
   readonly #port: PortLike;
   /** Messages and, from the lane, runs of them as bytes (an ArrayBuffer each), in the order sent. */
@@ -39,7 +46,7 @@ export class BatchedPort<Out, In> {
   send(message: Out, transfer?: readonly TransferListItem[]): void {
     if (this.#closed) return;
     if (this.#lane !== undefined && transfer === undefined) {
-      const run = (this.#run ??= new ByteWriter(Math.min(Math.max(this.#runBytes * 1.25, 4096), 1 << 20)));
+      const run = (this.#run ??= new ByteWriter(Math.min(Math.max(this.#runBytes * 1.25, 4096), MAX_START_BYTES)));
       if (this.#lane.encode(message, run)) {
         this.#schedule();
         return;
