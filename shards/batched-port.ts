@@ -7,7 +7,7 @@
  * of them, moved rather than cloned.
  */
 import type { MessagePort, TransferListItem } from 'node:worker_threads';
-import { ByteReader, ByteWriter, type ByteLane } from './byte-lane.ts';
+import { ByteReader, ByteWriter, CorruptLaneError, type ByteLane } from './byte-lane.ts';
 
 /** The part of MessagePort this module needs (lets tests use either end of a MessageChannel). */
 export type PortLike = Pick<MessagePort, 'postMessage' | 'on' | 'off' | 'close'>;
@@ -26,7 +26,8 @@ export class BatchedPort<Out, In> {
   #transfer: TransferListItem[] = [];
   #scheduled = false;
   #closed = false;
-  readonly #lane: ByteLane<Out, In> | undefined;
+  /** The lane's writer, when this end sends any kind as bytes. */
+  readonly #encode: ((m: Out, w: ByteWriter) => boolean) | undefined;
   /** The run being written: the lane's messages since the last object message or flush. */
   #run: ByteWriter | undefined;
   /** The last run's size: the next run starts with room for about as much. */
@@ -37,17 +38,17 @@ export class BatchedPort<Out, In> {
   /** `lane`: both ends of the channel must use the same one. */
   constructor(port: PortLike, onMessages: (messages: In[]) => void, lane?: ByteLane<Out, In>) {
     this.#port = port;
-    this.#lane = lane;
+    this.#encode = lane?.encode;
     if (lane === undefined) port.on('message', (batch: In[]) => onMessages(batch));
-    else port.on('message', (batch: (In | ArrayBuffer)[]) => onMessages(unpack(batch, lane)));
+    else port.on('message', (batch: (In | ArrayBuffer)[]) => onMessages(unpack(batch, lane.decode)));
   }
 
   /** Queues a message; `transfer` lists ArrayBuffers to move rather than copy. */
   send(message: Out, transfer?: readonly TransferListItem[]): void {
     if (this.#closed) return;
-    if (this.#lane !== undefined && transfer === undefined) {
+    if (this.#encode !== undefined && transfer === undefined) {
       const run = (this.#run ??= new ByteWriter(Math.min(Math.max(this.#runBytes * 1.25, 4096), MAX_START_BYTES)));
-      if (this.#lane.encode(message, run)) {
+      if (this.#encode(message, run)) {
         this.#schedule();
         return;
       }
@@ -106,11 +107,12 @@ export class BatchedPort<Out, In> {
 }
 
 /** A batch with its runs of bytes read back into messages, in order. */
-function unpack<In>(batch: (In | ArrayBuffer)[], lane: ByteLane<unknown, In>): In[] {
+function unpack<In>(batch: (In | ArrayBuffer)[], decode: ByteLane<unknown, In>['decode']): In[] {
   const out: In[] = [];
   for (const m of batch) {
-    if (m instanceof ArrayBuffer) lane.decode(new ByteReader(m), (d) => out.push(d));
-    else out.push(m);
+    if (!(m instanceof ArrayBuffer)) out.push(m);
+    else if (decode !== undefined) decode(new ByteReader(m), (d) => out.push(d));
+    else throw new CorruptLaneError('bytes on a channel whose lane reads none');
   }
   return out;
 }

@@ -13,12 +13,16 @@
  * bytes cost a few hundred instructions each to write and read.
  */
 
-/** What a lane does: writes the kinds of Out it knows, reads back In. */
+/**
+ * What a lane does: writes the kinds of Out it knows, reads back In. An end
+ * that sends nothing as bytes has no `encode`; one that receives none, no
+ * `decode`.
+ */
 export interface ByteLane<Out, In> {
   /** Appends `m` to `w` and returns true, or returns false (writing nothing) for a kind this lane does not carry. */
-  encode(m: Out, w: ByteWriter): boolean;
+  readonly encode?: ((m: Out, w: ByteWriter) => boolean) | undefined;
   /** Every message in `r`, in order. */
-  decode(r: ByteReader, each: (m: In) => void): void;
+  readonly decode?: ((r: ByteReader, each: (m: In) => void) => void) | undefined;
 }
 
 /** Bytes that do not read as what the lane wrote: a bug, not input from outside the process. */

@@ -31,17 +31,11 @@ function decodeMessage(r: ByteReader): ShardMessage {
   return prev !== undefined ? { t, tag: writeTag, id, value, prev } : { t, tag: writeTag, id, value };
 }
 
-/** The shard's end of a client's channel: writes answers, reads requests (which all travel as objects). */
-export const shardRuntimeLane: ByteLane<ShardMessage, ShardRequest> = {
-  encode: encodeMessage,
-  decode: () => {
-    throw new CorruptLaneError('a shard takes no requests as bytes');
-  },
-};
+/** The shard's end of a client's channel: writes answers (requests all travel as objects). */
+export const shardRuntimeLane: ByteLane<ShardMessage, ShardRequest> = { encode: encodeMessage };
 
-/** A serving thread's end (ShardClient): writes requests as objects, reads answers. */
+/** A serving thread's end (ShardClient): reads answers (its requests all travel as objects). */
 export const shardClientLane: ByteLane<ShardRequest, ShardMessage> = {
-  encode: () => false,
   decode: (r, each) => {
     while (!r.done) each(decodeMessage(r));
   },

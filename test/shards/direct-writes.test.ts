@@ -146,7 +146,7 @@ test('a ShardClient answers a direct write with its bytes at the written revisio
   // The calls as the store host reads them: through the store connection's byte lane.
   storeSide.port2.on('message', (batch: unknown[]) => {
     for (const m of batch) {
-      if (m instanceof ArrayBuffer) storeServerLane.decode(new ByteReader(m), (c) => sent.push(c));
+      if (m instanceof ArrayBuffer) storeServerLane.decode!(new ByteReader(m), (c) => sent.push(c));
       else sent.push(m);
     }
   });
