@@ -167,6 +167,7 @@ async function main(): Promise<void> {
         tls: { cert, key, clientCa: data.handshakeCa },
         handler: pipeline.handler,
         maxStreamsPerConnection: opts.http2MaxStreamsPerConnection,
+      http2Engine: opts.http2Engine,
         timeouts: { idleMs: opts.httpIdleTimeoutMs, headerReadMs: opts.httpReadHeaderTimeoutMs },
         onError,
         watchBudget,

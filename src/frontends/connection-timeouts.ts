@@ -18,6 +18,7 @@
 import type { Http2SecureServer, ServerHttp2Session, ServerHttp2Stream } from 'node:http2';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import type { EventEmitter } from 'node:events';
 
 export interface ConnectionTimeouts {
   /** A connection (HTTP/1.1 between requests, HTTP/2 with no stream open) is closed after this long. */
@@ -43,9 +44,19 @@ function checkingIntervalMs(headerReadMs: number): number {
  * when the server starts listening.
  */
 export function enforceConnectionTimeouts(server: Http2SecureServer, timeouts: ConnectionTimeouts): void {
+  // allowHTTP1 gives the server node's HTTP/1.1 connection handling and its fields.
+  enforceH1Timeouts(server, server, timeouts);
+  server.on('session', (session: ServerHttp2Session) => watchSession(session, timeouts));
+}
+
+/**
+ * The HTTP/1.1 part: `h1Server` is node's HTTP/1.1 server (its timeout fields, its 'request'
+ * events), `tlsServer` the listener whose 'secureConnection' events bring the connections (the
+ * same server under node:http2 with allowHTTP1; two under the js engine).
+ */
+export function enforceH1Timeouts(h1Server: EventEmitter, tlsServer: EventEmitter, timeouts: ConnectionTimeouts): void {
   const { idleMs, headerReadMs } = timeouts;
-  // allowHTTP1 gives the server node's HTTP/1.1 connection handling and these fields.
-  const h1 = server as unknown as { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number };
+  const h1 = h1Server as unknown as { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number };
   h1.headersTimeout = headerReadMs;
   // node's own bound on receiving a whole request (its 300 s default), kept:
   // a body that stops coming (a chunk announced and never sent) gets a 408
@@ -56,7 +67,7 @@ export function enforceConnectionTimeouts(server: Http2SecureServer, timeouts: C
   h1.connectionsCheckingInterval = checkingIntervalMs(headerReadMs);
 
   const h1Waiting = new WeakMap<TLSSocket, NodeJS.Timeout>();
-  server.on('secureConnection', (socket: TLSSocket) => {
+  tlsServer.on('secureConnection', (socket: TLSSocket) => {
     if (socket.alpnProtocol === 'h2') return; // the session handles its own
     // node's headersTimeout covers a head once it has begun; a connection
     // that sends nothing at all would stay open for good.
@@ -69,7 +80,7 @@ export function enforceConnectionTimeouts(server: Http2SecureServer, timeouts: C
     h1Waiting.set(socket, timer);
     socket.once('close', () => clearTimeout(timer));
   });
-  server.on('request', (req: unknown) => {
+  h1Server.on('request', (req: unknown) => {
     const socket = (req as IncomingMessage).socket as TLSSocket | undefined;
     if (socket === undefined) return;
     const timer = h1Waiting.get(socket);
@@ -78,7 +89,6 @@ export function enforceConnectionTimeouts(server: Http2SecureServer, timeouts: C
       h1Waiting.delete(socket);
     }
   });
-  server.on('session', (session: ServerHttp2Session) => watchSession(session, timeouts));
 }
 
 /** One HTTP/2 session's timer: first the wait for the client's SETTINGS, then idleness. */

@@ -21,6 +21,7 @@ import { WatchBudget } from './watch-budget.ts';
 import { answerH1ClientError } from './h1-client-error.ts';
 import { SERVER_CIPHER_OPTIONS } from './tls-preferences.ts';
 import { sharedListenOptions } from './shared-port.ts';
+import { startJsH2Frontend } from './js-h2-frontend.ts';
 
 export interface NodeFrontendOptions {
   host: string;
@@ -49,7 +50,16 @@ export interface NodeFrontendOptions {
    * `first`: this server opens the port, and refuses one someone else listens on.
    */
   sharePort?: 'first' | 'join';
+  /**
+   * Which HTTP/2 implementation serves h2 connections: node's (nghttp2, the default) or this
+   * project's own (src/frontends/h2/), which costs a request about half the CPU. HTTP/1.1 is
+   * node's http server either way.
+   */
+  http2Engine?: Http2Engine;
 }
+
+/** The HTTP/2 implementations the secure port can run on. */
+export type Http2Engine = 'nghttp2' | 'js';
 
 /** The original's HTTP/2 stream limit when --http2-max-streams-per-connection is 0 (secure_serving.go). */
 export const DEFAULT_MAX_STREAMS = 250;
@@ -68,6 +78,23 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
   const timeouts = opts.timeouts ?? DEFAULT_CONNECTION_TIMEOUTS;
   const resetBudget = opts.resetBudget ?? resetBudgetFor(maxStreams);
   const budget = opts.watchBudget ?? new WatchBudget({ maxBytes: Infinity });
+  if (opts.http2Engine === 'js') {
+    return startJsH2Frontend({
+      host: opts.host,
+      port: opts.port,
+      tls: opts.tls,
+      handler,
+      report,
+      budget,
+      maxStreams,
+      maxHeaderBytes: MAX_HEADER_BYTES,
+      maxHeaderListSize: MAX_HEADER_BYTES + H2_HEADER_OVERHEAD,
+      maxFrameBytes: MAX_FRAME_BYTES,
+      timeouts,
+      resetBudget,
+      ...(opts.sharePort !== undefined ? { sharePort: opts.sharePort } : {}),
+    });
+  }
   const server = http2.createSecureServer({
     cert: opts.tls.cert,
     key: opts.tls.key,

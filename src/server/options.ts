@@ -99,6 +99,8 @@ export interface ServerOptions {
   requestTimeoutMs: number;
   minRequestTimeoutSeconds: number;
   http2MaxStreamsPerConnection: number;
+  /** `--http2-engine`: which HTTP/2 implementation serves the secure port's h2 connections (src/frontends/h2/ for 'js'). */
+  http2Engine: 'nghttp2' | 'js';
   /** Secure port: a connection with nothing in flight is closed after this (the original's fixed 90 s). */
   httpIdleTimeoutMs: number;
   /** Secure port: TLS handshake, first request head, HTTP/2 SETTINGS must come within this (the original's fixed 32 s). */
@@ -353,6 +355,13 @@ const FLAGS: Record<string, { set: Setter; boolean?: boolean; help: string }> = 
   },
   'request-timeout': { set: (o, v) => (o.requestTimeoutMs = parseDuration(v)), help: 'timeout of non-long-running requests' },
   'min-request-timeout': { set: (o, v) => (o.minRequestTimeoutSeconds = int('min-request-timeout', 1, 1 << 30)(v)), help: 'minimum watch timeout, seconds' },
+  'http2-engine': {
+    set: (o, v) => {
+      if (v !== 'nghttp2' && v !== 'js') throw new OptionsError(`invalid value ${JSON.stringify(v)} for --http2-engine: must be nghttp2 or js`);
+      o.http2Engine = v;
+    },
+    help: "the secure port's HTTP/2 implementation: nghttp2 (node:http2) or js (this server's own, about half the CPU a request)",
+  },
   'http2-max-streams-per-connection': { set: (o, v) => (o.http2MaxStreamsPerConnection = int('http2-max-streams-per-connection', 0, 1 << 20)(v)), help: "HTTP/2 streams per connection (0 = 250, the original's default)" },
   'http-idle-timeout': {
     set: (o, v) => (o.httpIdleTimeoutMs = positiveDuration('http-idle-timeout', v)),
@@ -622,6 +631,7 @@ export function defaultOptions(): ServerOptions {
     requestTimeoutMs: 60_000,
     minRequestTimeoutSeconds: 1800,
     http2MaxStreamsPerConnection: 0,
+    http2Engine: 'js',
     httpIdleTimeoutMs: 90_000,
     httpReadHeaderTimeoutMs: 32_000,
     shutdownDelayMs: 0,

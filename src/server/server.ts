@@ -331,6 +331,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
       tls: { cert: servingCert, key: servingKey, clientCa: handshakeCa },
       handler,
       maxStreamsPerConnection: opts.http2MaxStreamsPerConnection,
+      http2Engine: opts.http2Engine,
       timeouts: { idleMs: opts.httpIdleTimeoutMs, headerReadMs: opts.httpReadHeaderTimeoutMs },
       onError,
       watchBudget,

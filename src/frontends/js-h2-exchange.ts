@@ -1,0 +1,214 @@
+/**
+ * One HTTP/2 stream of this project's own HTTP/2 engine (h2/connection.ts) as
+ * ApiRequest/ApiResponse: what node-h2-exchange.ts does for node:http2's
+ * streams, on a stream that queues the response's chunks by reference and
+ * frames them as the client's windows allow.
+ */
+import { AUDIT_ID_HEADER, type RequestHandler } from '../server/http.ts';
+import { totalLength } from './body-parts.ts';
+import type { H2Connection } from './h2/connection.ts';
+import { ErrorCode } from './h2/frames.ts';
+import type { EncodedField } from './h2/hpack.ts';
+import type { H2Stream } from './h2/stream.ts';
+import { lowerHeaderName } from './header-bag.ts';
+import { ExchangeLifecycle } from './lifecycle.ts';
+import { NodeWriteQueue } from './node-write-queue.ts';
+import { peerCertificateChain } from './peer-certificates.ts';
+import { RequestBase } from './request-base.ts';
+import type { PendingHead, ResponseHeaders } from './response-head.ts';
+import { byteLength, checkHeader, DEFAULT_HEAD, isBodyless, isConnectionSpecific, wantsClose } from './response-head.ts';
+import type { ErrorReporter, FrontendResponse } from './run-handler.ts';
+import { runHandler } from './run-handler.ts';
+import type { WatchBudget } from './watch-budget.ts';
+
+/** Each connection's peer address, read once. */
+const peerAddresses = new WeakMap<H2Connection, string>();
+
+/** `:status` values as strings, made once. */
+const STATUS_TEXT: string[] = [];
+function statusText(status: number): string {
+  return (STATUS_TEXT[status] ??= String(status));
+}
+
+export function serveJsH2Stream(stream: H2Stream, connection: H2Connection, handler: RequestHandler, report: ErrorReporter, budget: WatchBudget): void {
+  const lifecycle = new ExchangeLifecycle();
+  const req = new JsH2Request(stream, connection, lifecycle);
+  const res = new JsH2Response(stream, connection, req.method, req.path, lifecycle, budget);
+  stream.once('close', () => lifecycle.finish(stream.aborted || !res.ended));
+  runHandler(handler, req, res, report);
+}
+
+class JsH2Request extends RequestBase {
+  readonly protocol = 'h2' as const;
+  readonly frontend = 'node' as const;
+  readonly #stream: H2Stream;
+  readonly #connection: H2Connection;
+  #body: Promise<Uint8Array> | undefined;
+
+  constructor(stream: H2Stream, connection: H2Connection, lifecycle: ExchangeLifecycle) {
+    // The engine checked the head: names are lower case, :method and :path are there (CONNECT aside).
+    super(stream.method, stream.path, undefined, stream.fields, lifecycle, true);
+    this.#stream = stream;
+    this.#connection = connection;
+  }
+
+  get remoteAddress(): string {
+    const connection = this.#connection;
+    let address = peerAddresses.get(connection);
+    if (address === undefined) {
+      address = connection.socket.remoteAddress ?? '';
+      peerAddresses.set(connection, address);
+    }
+    return address;
+  }
+
+  get peerCertificates(): readonly Uint8Array[] | undefined {
+    return peerCertificateChain(this.#connection.socket);
+  }
+
+  body(limitBytes: number): Promise<Uint8Array> {
+    return (this.#body ??= this.#stream.readBody(limitBytes));
+  }
+}
+
+class JsH2Response implements FrontendResponse {
+  readonly #stream: H2Stream;
+  readonly #connection: H2Connection;
+  readonly #method: string;
+  readonly #path: string;
+  readonly #lifecycle: ExchangeLifecycle;
+  readonly #budget: WatchBudget;
+  #head: PendingHead = DEFAULT_HEAD;
+  #headSent = false;
+  #ended = false;
+  #bodyless = false;
+  /** What write() could not hand to the stream yet; made at the first write. */
+  #writes: NodeWriteQueue | undefined;
+
+  constructor(stream: H2Stream, connection: H2Connection, method: string, path: string, lifecycle: ExchangeLifecycle, budget: WatchBudget) {
+    this.#stream = stream;
+    this.#connection = connection;
+    this.#method = method;
+    this.#path = path;
+    this.#lifecycle = lifecycle;
+    this.#budget = budget;
+  }
+
+  get closed(): boolean {
+    return this.#ended || this.#lifecycle.closed || this.#stream.closed;
+  }
+
+  get headSent(): boolean {
+    return this.#headSent;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  get bufferedBytes(): number {
+    return this.#stream.closed ? 0 : this.#stream.writableLength + (this.#writes?.queuedBytes ?? 0);
+  }
+
+  writeHead(status: number, headers: ResponseHeaders): void {
+    if (this.#headSent) throw new Error('writeHead after the response head was sent');
+    this.#head = { status, headers };
+  }
+
+  write(chunk: Uint8Array): boolean {
+    if (this.closed) return false;
+    if (!this.#headSent) this.#sendHead(false, undefined);
+    if (this.#bodyless) return true;
+    return this.#writeQueue().write(chunk);
+  }
+
+  #writeQueue(): NodeWriteQueue {
+    if (this.#writes === undefined) {
+      const writes = new NodeWriteQueue(this.#stream, this.#budget, { frontend: 'node', path: this.#path }, () => this.destroy());
+      this.#writes = writes;
+      this.#lifecycle.onClose(() => writes.close());
+    }
+    return this.#writes;
+  }
+
+  onDrain(cb: () => void): void {
+    if (this.#writes !== undefined) this.#writes.onDrain(cb);
+    else this.#stream.once('drain', cb);
+  }
+
+  destroy(): void {
+    if (this.#lifecycle.closed) return;
+    // RST_STREAM(CANCEL): the other streams of the connection go on.
+    this.#stream.reset(ErrorCode.CANCEL);
+    this.#lifecycle.finish(true);
+  }
+
+  flushHead(): boolean {
+    if (this.closed) return false;
+    if (!this.#headSent) this.#sendHead(false, undefined);
+    return true;
+  }
+
+  onClose(cb: () => void): void {
+    this.#lifecycle.onClose(cb);
+  }
+
+  end(chunk?: Uint8Array | string): void {
+    if (this.closed) return;
+    const body = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.endParts(body === undefined ? [] : [body]);
+  }
+
+  endParts(parts: readonly Uint8Array[]): void {
+    if (this.closed) return;
+    const writes = this.#writes;
+    if (writes !== undefined && writes.endAfter(parts, () => this.#stream.end())) {
+      this.#ended = true;
+      return;
+    }
+    const total = parts.length === 1 ? byteLength(parts[0]!) : totalLength(parts);
+    if (!this.#headSent) this.#sendHead(total === 0, total);
+    this.#ended = true;
+    // A bodyless or empty response ended its stream with the HEADERS frame.
+    if (this.#bodyless) return;
+    if (total === 0) {
+      this.#stream.end();
+      return;
+    }
+    // Queued by reference: the connection frames them as the client reads (no copy, no slices to wait for).
+    for (let i = 0; i < parts.length - 1; i++) this.#stream.write(parts[i]!);
+    this.#stream.end(parts[parts.length - 1]);
+  }
+
+  #sendHead(endStream: boolean, length: number | undefined): void {
+    const { status, headers } = this.#head;
+    const bodyless = isBodyless(this.#method, status);
+    const fields: EncodedField[] = [{ name: ':status', value: statusText(status) }];
+    let hasLength = false;
+    for (const name in headers) {
+      const lower = lowerHeaderName(name);
+      if (isConnectionSpecific(lower)) continue;
+      const value = headers[name]!;
+      if (lower === 'content-length') hasLength = true;
+      // A value new in every response would only churn the client's HPACK table: sent as never indexed.
+      const sensitive = lower === AUDIT_ID_HEADER;
+      if (typeof value === 'string') {
+        checkHeader(name, value);
+        fields.push({ name: lower, value, sensitive });
+      } else {
+        for (const v of value) {
+          checkHeader(name, v);
+          fields.push({ name: lower, value: v, sensitive });
+        }
+      }
+    }
+    if (length !== undefined && !hasLength && status >= 200 && status !== 204 && status !== 304) {
+      fields.push({ name: 'content-length', value: String(length) });
+    }
+    this.#bodyless = bodyless;
+    this.#headSent = true;
+    this.#stream.respond(fields, endStream || bodyless);
+    // Connection: close means GOAWAY in HTTP/2 (as Go's server reads it).
+    if (wantsClose(headers)) this.#connection.close();
+  }
+}
