@@ -38,7 +38,7 @@ import {
   writeFrameHeader,
 } from './frames.ts';
 import type { EncodedField } from './hpack.ts';
-import { HpackDecoder, HpackEncoder, HpackError } from './hpack.ts';
+import { HpackDecoder, HpackEncoder, HpackError, maxEncodedLength } from './hpack.ts';
 import { validateRequestFields } from './request-fields.ts';
 import type { StreamHost } from './stream.ts';
 import { H2Stream } from './stream.ts';
@@ -343,8 +343,13 @@ export class H2Connection implements StreamHost {
           if (value < DEFAULT_MAX_FRAME_SIZE || value > MAX_FRAME_SIZE_LIMIT) throw new H2ConnectionError(ErrorCode.PROTOCOL_ERROR, 'MAX_FRAME_SIZE out of range');
           this.#peerMaxFrame = value;
           break;
+        case Setting.HEADER_TABLE_SIZE:
+          // The encoder never indexes, but nghttp2 clients still expect the change acknowledged by a
+          // size update at the start of our next block (or fail the connection with COMPRESSION_ERROR).
+          this.#encoder.peerTableSizeChanged(value);
+          break;
         default:
-          // HEADER_TABLE_SIZE: the encoder never indexes, so any size suits it; others are advisory or unknown.
+          // The others are advisory or unknown.
           break;
       }
     }
@@ -557,8 +562,16 @@ export class H2Connection implements StreamHost {
   // ---- output ----
 
   sendHeaders(stream: H2Stream, fields: readonly EncodedField[], endStream: boolean): void {
-    const block = this.#encoder.encode(fields);
-    this.#queueHeadersFrames(stream.id, block, endStream);
+    const room = maxEncodedLength(fields);
+    if (room <= this.#peerMaxFrame) {
+      // The common case: encoded straight into the frame, which is then cut to its length.
+      const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + room);
+      const end = this.#encoder.encodeInto(fields, frame, FRAME_HEADER_BYTES);
+      writeFrameHeader(frame, 0, end - FRAME_HEADER_BYTES, FrameType.HEADERS, (endStream ? Flag.END_STREAM : 0) | Flag.END_HEADERS, stream.id);
+      this.#queue(frame.subarray(0, end));
+    } else {
+      this.#queueHeadersFrames(stream.id, this.#encoder.encode(fields), endStream);
+    }
     if (endStream) this.#localEnd(stream);
   }
 

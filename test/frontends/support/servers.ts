@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Frontend } from '../../../src/frontends/node-http2.ts';
-import { startNodeFrontend, type NodeFrontendOptions } from '../../../src/frontends/node-http2.ts';
+import { startNodeFrontend, type Http2Engine, type NodeFrontendOptions } from '../../../src/frontends/node-http2.ts';
 import { startUwsFrontend, type UwsFrontendOptions } from '../../../src/frontends/uws.ts';
 import type { RequestHandler } from '../../../src/server/http.ts';
 import type { ErrorReporter } from '../../../src/frontends/run-handler.ts';
@@ -22,7 +22,7 @@ export function startTestNode(
   files: ServerFiles,
   handler: RequestHandler,
   onError: ErrorReporter,
-  extra: { clientCa?: string | Buffer; maxStreamsPerConnection?: number } = {},
+  extra: { clientCa?: string | Buffer; maxStreamsPerConnection?: number; http2Engine?: Http2Engine } = {},
 ): Promise<Frontend> {
   const tls: NodeFrontendOptions['tls'] = { cert: readFileSync(files.serverCertFile), key: readFileSync(files.serverKeyFile) };
   if (extra.clientCa !== undefined) tls.clientCa = extra.clientCa;
@@ -33,5 +33,6 @@ export function startTestNode(
     handler,
     onError,
     ...(extra.maxStreamsPerConnection !== undefined ? { maxStreamsPerConnection: extra.maxStreamsPerConnection } : {}),
+    ...(extra.http2Engine !== undefined ? { http2Engine: extra.http2Engine } : {}),
   });
 }
