@@ -138,7 +138,8 @@ export class H2Stream {
     if (this.#inBytes > limit) return Promise.reject(this.#refuse(limit));
     const buffered = this.#inBytes;
     if (buffered > 0) this.#host.consumed(this, buffered);
-    if (this.remoteEnded) {
+    if (this.remoteEnded || (this.declaredLength !== undefined && buffered === this.declaredLength)) {
+      // Complete at its declared length, END_STREAM or not (the connection refuses anything past it).
       this.#discarding = true;
       const body = buffered === 0 ? EMPTY_BODY : concatChunks(this.#inChunks, buffered);
       this.#inChunks = [];
@@ -158,6 +159,16 @@ export class H2Stream {
     if (this.#inBytes > waiter.limit) {
       this.#waiter = undefined;
       waiter.reject(this.#refuse(waiter.limit));
+      return;
+    }
+    if (this.#inBytes === this.declaredLength) {
+      // Complete at its declared length: the handler need not wait for END_STREAM.
+      this.#waiter = undefined;
+      this.#discarding = true;
+      const body = concatChunks(this.#inChunks, this.#inBytes);
+      this.#inChunks = [];
+      this.#inBytes = 0;
+      waiter.resolve(body);
     }
   }
 
