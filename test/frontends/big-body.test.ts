@@ -271,14 +271,14 @@ describe('bodies in parts (endParts)', () => {
     unreadUploadTest(fresh);
   });
 
-  describe('node', () => {
+  for (const engine of ['nghttp2', 'js'] as const) describe(`node (${engine} HTTP/2)`, () => {
     let frontend: Frontend;
     let recorder: PartsRecorder;
     let h1: Target;
     let h2: Target;
     before(async () => {
       recorder = new PartsRecorder();
-      frontend = await startTestNode(pki, makePartsHandler(recorder), recorder.onError);
+      frontend = await startTestNode(pki, makePartsHandler(recorder), recorder.onError, { http2Engine: engine });
       h1 = h1Target('node-h1', 'node', frontend.port, { ca: pki.serverCaPem });
       h2 = h2Target('node-h2', frontend.port, { ca: pki.serverCaPem });
     });
@@ -306,7 +306,7 @@ describe('bodies in parts (endParts)', () => {
         recorder: () => recorder,
         fresh: () => h2Target('node-h2-fresh', frontend.port, { ca: pki.serverCaPem }),
         isolated: async () => {
-          const server = await startChildServer('node', pki.serverCertFile, pki.serverKeyFile);
+          const server = await startChildServer(engine === 'js' ? 'node-js' : 'node', pki.serverCertFile, pki.serverKeyFile);
           return { server, target: h2Target('node-h2-isolated', server.port, { ca: pki.serverCaPem }) };
         },
       });

@@ -15,7 +15,8 @@ export interface ChildServer {
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const ENTRY = fileURLToPath(new URL('./parts-server.ts', import.meta.url));
 
-export async function startChildServer(kind: 'uws' | 'node', certFile: string, keyFile: string): Promise<ChildServer> {
+/** `node-js`: the node front end on the js HTTP/2 engine. */
+export async function startChildServer(kind: 'uws' | 'node' | 'node-js', certFile: string, keyFile: string): Promise<ChildServer> {
   const child: ChildProcess = fork(ENTRY, [kind, certFile, keyFile], {
     cwd: ROOT,
     execArgv: ['--import', 'tsx', '--expose-gc'],

@@ -4,7 +4,7 @@
  * earlier test freed is reused without showing in RSS, and would hide
  * buffering.
  *
- * argv: <uws|node> <certFile> <keyFile>. Sends { port } once listening, then
+ * argv: <uws|node|node-js> <certFile> <keyFile>. Sends { port } once listening, then
  * answers every { id } message with a Measurement.
  */
 import { readFileSync } from 'node:fs';
@@ -34,6 +34,7 @@ const frontend: Frontend =
         tls: { cert: readFileSync(certFile), key: readFileSync(keyFile) },
         handler,
         onError: recorder.onError,
+        http2Engine: kind === 'node-js' ? 'js' : 'nghttp2',
       });
 
 const gc = (globalThis as { gc?: () => void }).gc;
