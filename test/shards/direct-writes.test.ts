@@ -154,9 +154,14 @@ test('a ShardClient answers a direct write with its bytes at the written revisio
   try {
     assert.equal(client.writeDirect(direct, '/configmaps', { op: 'create', key: '/configmaps/default/x', value: stored('x', 'v') }), null, 'no route before the shard names one');
     shardSide.port2.postMessage([{ t: 'routeWrites', conn: 'shard 0 #1', client: 5 } satisfies ShardMessage]);
-    await new Promise((res) => setTimeout(res, 10));
-    const p = client.writeDirect(direct, '/configmaps', { op: 'create', key: '/configmaps/default/x', value: stored('x', 'v') })!;
-    assert.ok(p !== null);
+    // Without a route writeDirect sends nothing and answers null: asked again until the message has arrived
+    // (a fixed wait was too short on a loaded machine).
+    let p = client.writeDirect(direct, '/configmaps', { op: 'create', key: '/configmaps/default/x', value: stored('x', 'v') });
+    for (let i = 0; i < 400 && p === null; i++) {
+      await new Promise((res) => setTimeout(res, 5));
+      p = client.writeDirect(direct, '/configmaps', { op: 'create', key: '/configmaps/default/x', value: stored('x', 'v') });
+    }
+    assert.ok(p !== null, 'the route arrived');
     await until(() => sent.length === 1, 'the write on the store connection');
     const call = sent[0] as { id: number; via: { conn: string; client: number; tag: number; shard: number; resource: string } };
     assert.deepEqual({ ...call.via, tag: 0 }, { conn: 'shard 0 #1', client: 5, tag: 0, shard: 0, resource: '/configmaps' });
