@@ -21,7 +21,7 @@ import { serveH1Request } from './node-h1-exchange.ts';
 import type { ResetBudget } from './rapid-reset-guard.ts';
 import type { ErrorReporter } from './run-handler.ts';
 import { sharedListenOptions } from './shared-port.ts';
-import { SERVER_CIPHER_OPTIONS } from './tls-preferences.ts';
+import { securePortTlsOptions } from './tls-preferences.ts';
 import type { WatchBudget } from './watch-budget.ts';
 
 export interface JsH2FrontendOptions {
@@ -48,13 +48,7 @@ const CONNECTION_WINDOW = 32 * STREAM_WINDOW;
 export async function startJsH2Frontend(opts: JsH2FrontendOptions): Promise<Frontend> {
   const { handler, report, budget, timeouts } = opts;
   const server = tls.createServer({
-    cert: opts.tls.cert,
-    key: opts.tls.key,
-    ...(opts.tls.clientCa !== undefined ? { ca: opts.tls.clientCa } : {}),
-    // Ask for a client certificate but let the handshake through without one: the authenticator decides.
-    requestCert: true,
-    rejectUnauthorized: false,
-    ...SERVER_CIPHER_OPTIONS,
+    ...securePortTlsOptions(opts.tls),
     ALPNProtocols: ['h2', 'http/1.1'],
     handshakeTimeout: timeouts.headerReadMs,
     noDelay: true,

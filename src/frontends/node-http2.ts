@@ -19,7 +19,7 @@ import type { ErrorReporter } from './run-handler.ts';
 import { reportToConsole } from './run-handler.ts';
 import { WatchBudget } from './watch-budget.ts';
 import { answerH1ClientError } from './h1-client-error.ts';
-import { SERVER_CIPHER_OPTIONS } from './tls-preferences.ts';
+import { securePortTlsOptions } from './tls-preferences.ts';
 import { sharedListenOptions } from './shared-port.ts';
 import { startJsH2Frontend } from './js-h2-frontend.ts';
 
@@ -96,16 +96,7 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
     });
   }
   const server = http2.createSecureServer({
-    cert: opts.tls.cert,
-    key: opts.tls.key,
-    ...(opts.tls.clientCa !== undefined ? { ca: opts.tls.clientCa } : {}),
-    // Ask for a client certificate but let the handshake through without
-    // one, or with one we would not trust: bearer-token and anonymous
-    // clients use this port too, and the authenticator decides.
-    requestCert: true,
-    rejectUnauthorized: false,
-    // Suites in the original's order (tls-preferences.ts).
-    ...SERVER_CIPHER_OPTIONS,
+    ...securePortTlsOptions(opts.tls),
     allowHTTP1: true,
     // node's http.Server turns Nagle off by default; the TLS server under
     // http2 does not, which cost HTTP/1.1 a quarter of its throughput here.

@@ -18,3 +18,25 @@ export const SERVER_CIPHERS = [...TLS13_PREFERRED, ...tls.DEFAULT_CIPHERS.split(
 
 /** Options for a TLS server that chooses suites by SERVER_CIPHERS. */
 export const SERVER_CIPHER_OPTIONS = { ciphers: SERVER_CIPHERS, honorCipherOrder: true } as const;
+
+/**
+ * The secure port's TLS server options, whichever HTTP/2 engine serves it: its certificate, and a client
+ * certificate asked for but not required (bearer-token and anonymous clients use this port too, and the
+ * authenticator decides whether to trust one), suites in the original's order.
+ */
+export function securePortTlsOptions(tls: { cert: string | Buffer; key: string | Buffer; clientCa?: string | Buffer }): {
+  cert: string | Buffer;
+  key: string | Buffer;
+  ca?: string | Buffer;
+  requestCert: true;
+  rejectUnauthorized: false;
+} & typeof SERVER_CIPHER_OPTIONS {
+  return {
+    cert: tls.cert,
+    key: tls.key,
+    ...(tls.clientCa !== undefined ? { ca: tls.clientCa } : {}),
+    requestCert: true,
+    rejectUnauthorized: false,
+    ...SERVER_CIPHER_OPTIONS,
+  };
+}

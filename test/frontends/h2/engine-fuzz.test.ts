@@ -15,18 +15,7 @@ import { startNodeFrontend } from '../../../src/frontends/node-http2.ts';
 import type { TestPki } from '../support/certs.ts';
 import { makeTestPki } from '../support/certs.ts';
 import { frame, PREFACE, requestBlock, settingsFrame } from '../support/h2-raw.ts';
-
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../support/seeded-random.ts';
 
 function randomFrames(rand: () => number, count: number): Buffer {
   const frames: Buffer[] = [];
@@ -108,7 +97,7 @@ describe('js HTTP/2 engine: random frames', () => {
         await Promise.all(
           Array.from({ length: 20 }, async (_, k) => {
             const seed = 26_000 + batch * 20 + k;
-            const rand = random(seed);
+            const rand = seededRandom(seed);
             const socket = tls.connect({ host: '127.0.0.1', port: frontend.port, ca: pki.serverCaPem, ALPNProtocols: ['h2'], servername: 'localhost' });
             socket.on('error', () => {});
             socket.on('data', () => {});
