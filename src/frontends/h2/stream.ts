@@ -121,11 +121,7 @@ export class H2Stream {
       const waiter = this.#waiter;
       if (waiter !== undefined) {
         this.#waiter = undefined;
-        this.#discarding = true;
-        const body = concatChunks(this.#inChunks, this.#inBytes);
-        this.#inChunks = [];
-        this.#inBytes = 0;
-        waiter.resolve(body);
+        waiter.resolve(this.#takeBody());
       }
     }
   }
@@ -140,11 +136,7 @@ export class H2Stream {
     if (buffered > 0) this.#host.consumed(this, buffered);
     if (this.remoteEnded || (this.declaredLength !== undefined && buffered === this.declaredLength)) {
       // Complete at its declared length, END_STREAM or not (the connection refuses anything past it).
-      this.#discarding = true;
-      const body = buffered === 0 ? EMPTY_BODY : concatChunks(this.#inChunks, buffered);
-      this.#inChunks = [];
-      this.#inBytes = 0;
-      return Promise.resolve(body);
+      return Promise.resolve(this.#takeBody());
     }
     return new Promise<Uint8Array>((resolve, reject) => {
       this.#waiter = { limit, resolve, reject };
@@ -164,12 +156,17 @@ export class H2Stream {
     if (this.#inBytes === this.declaredLength) {
       // Complete at its declared length: the handler need not wait for END_STREAM.
       this.#waiter = undefined;
-      this.#discarding = true;
-      const body = concatChunks(this.#inChunks, this.#inBytes);
-      this.#inChunks = [];
-      this.#inBytes = 0;
-      waiter.resolve(body);
+      waiter.resolve(this.#takeBody());
     }
+  }
+
+  /** The whole body, read: later DATA is thrown away. */
+  #takeBody(): Uint8Array {
+    this.#discarding = true;
+    const body = this.#inBytes === 0 ? EMPTY_BODY : concatChunks(this.#inChunks, this.#inBytes);
+    this.#inChunks = [];
+    this.#inBytes = 0;
+    return body;
   }
 
   /** Refuses the body past `limit`: what was buffered is dropped, later DATA thrown away. */
