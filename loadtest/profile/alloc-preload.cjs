@@ -3,7 +3,8 @@
  * threads start with execArgv: [] and do not load it): with ORCH_ALLOC_PROFILE
  * set, each SIGUSR2 toggles V8's sampling heap profiler on that thread, keeping
  * the objects that minor and major collections freed too, so the profile shows
- * everything a request allocates, not only what outlives it. Stopping writes
+ * everything a request allocates, not only what outlives it (ORCH_ALLOC_SURVIVORS=1:
+ * only what outlived a scavenge). Stopping writes
  * the profile (JSON) to the file ORCH_ALLOC_PROFILE names. Used by alloc.ts.
  */
 'use strict';
@@ -22,7 +23,9 @@ if (out && require('node:worker_threads').isMainThread) {
       session.post('HeapProfiler.startSampling', {
         samplingInterval: interval,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        // ORCH_ALLOC_SURVIVORS=1: leave out what a scavenge freed, so the profile shows what outlived the young
+        // generation (promoted: what the old generation's marking and sweeping then pay for).
+        includeObjectsCollectedByMinorGC: process.env.ORCH_ALLOC_SURVIVORS !== '1',
       });
       return;
     }

@@ -179,7 +179,7 @@ function canonicalLayout(stored: Buffer): Buffer | null {
     return null;
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
-  return Buffer.from(serializeForStorage(parsed as Record<string, unknown>));
+  return serializeForStorage(parsed as Record<string, unknown>);
 }
 
 /** Whether stored bytes are in the canonical layout (an empty resourceVersion to splice a revision into). */
@@ -205,7 +205,7 @@ export function jsonAtRevision(stored: Uint8Array, revision: Revision): Buffer |
  * Serializes an object for storage in the layout the fast decode path expects:
  * kind, apiVersion, then metadata starting with an empty resourceVersion.
  */
-export function serializeForStorage(obj: Readonly<Record<string, unknown>>): Uint8Array {
+export function serializeForStorage(obj: Readonly<Record<string, unknown>>): Buffer {
   // Members copied one by one (not through rest copies, slow on Node 20); a `__proto__` member (JSON.parse makes
   // one) stays a member: plain assignment would set the copy's prototype and drop it from the text.
   const ordered: Record<string, unknown> = {};
@@ -219,7 +219,10 @@ export function serializeForStorage(obj: Readonly<Record<string, unknown>>): Uin
   }
   ordered['metadata'] = md;
   for (const key of Object.keys(obj)) if (key !== 'kind' && key !== 'apiVersion' && key !== 'metadata') setMember(ordered, key, obj[key]);
-  return encoder.encode(JSON.stringify(ordered));
+  // Buffer.from rather than TextEncoder: on Node 20 `encode` makes an ArrayBuffer of its own per call (~5 µs for a
+  // 1.4 KB object, against ~1 µs from Buffer's pool). The bytes are copied on by whoever keeps or moves them (a
+  // byte lane, a store's own copy), never transferred as they are.
+  return Buffer.from(JSON.stringify(ordered), 'utf8');
 }
 
 function setMember(o: Record<string, unknown>, key: string, value: unknown): void {
