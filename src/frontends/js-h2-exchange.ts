@@ -12,12 +12,11 @@ import type { EncodedField } from './h2/hpack.ts';
 import type { H2Stream } from './h2/stream.ts';
 import { lowerHeaderName } from './header-bag.ts';
 import { ExchangeLifecycle } from './lifecycle.ts';
-import { NodeWriteQueue } from './node-write-queue.ts';
+import { H2StreamResponse } from './h2-stream-response.ts';
 import { peerCertificateChain } from './peer-certificates.ts';
 import { RequestBase } from './request-base.ts';
-import type { PendingHead, ResponseHeaders } from './response-head.ts';
-import { byteLength, checkHeader, DEFAULT_HEAD, isBodyless, isConnectionSpecific, wantsClose } from './response-head.ts';
-import type { ErrorReporter, FrontendResponse } from './run-handler.ts';
+import { byteLength, checkHeader, isBodyless, isConnectionSpecific, wantsClose } from './response-head.ts';
+import type { ErrorReporter } from './run-handler.ts';
 import { runHandler } from './run-handler.ts';
 import type { WatchBudget } from './watch-budget.ts';
 
@@ -71,86 +70,30 @@ class JsH2Request extends RequestBase {
   }
 }
 
-class JsH2Response implements FrontendResponse {
+class JsH2Response extends H2StreamResponse {
   readonly #stream: H2Stream;
   readonly #connection: H2Connection;
-  readonly #method: string;
-  readonly #path: string;
-  readonly #lifecycle: ExchangeLifecycle;
-  readonly #budget: WatchBudget;
-  #head: PendingHead = DEFAULT_HEAD;
-  #headSent = false;
-  #ended = false;
-  #bodyless = false;
-  /** What write() could not hand to the stream yet; made at the first write. */
-  #writes: NodeWriteQueue | undefined;
 
   constructor(stream: H2Stream, connection: H2Connection, method: string, path: string, lifecycle: ExchangeLifecycle, budget: WatchBudget) {
+    super(method, path, lifecycle, budget);
     this.#stream = stream;
     this.#connection = connection;
-    this.#method = method;
-    this.#path = path;
-    this.#lifecycle = lifecycle;
-    this.#budget = budget;
   }
 
-  get closed(): boolean {
-    return this.#ended || this.#lifecycle.closed || this.#stream.closed;
+  protected get sink(): H2Stream {
+    return this.#stream;
   }
 
-  get headSent(): boolean {
-    return this.#headSent;
-  }
-
-  get ended(): boolean {
-    return this.#ended;
+  protected get streamGone(): boolean {
+    return this.#stream.closed;
   }
 
   get bufferedBytes(): number {
-    return this.#stream.closed ? 0 : this.#stream.writableLength + (this.#writes?.queuedBytes ?? 0);
+    return this.#stream.closed ? 0 : this.#stream.writableLength + (this.writes?.queuedBytes ?? 0);
   }
 
-  writeHead(status: number, headers: ResponseHeaders): void {
-    if (this.#headSent) throw new Error('writeHead after the response head was sent');
-    this.#head = { status, headers };
-  }
-
-  write(chunk: Uint8Array): boolean {
-    if (this.closed) return false;
-    if (!this.#headSent) this.#sendHead(false, undefined);
-    if (this.#bodyless) return true;
-    return this.#writeQueue().write(chunk);
-  }
-
-  #writeQueue(): NodeWriteQueue {
-    if (this.#writes === undefined) {
-      const writes = new NodeWriteQueue(this.#stream, this.#budget, { frontend: 'node', path: this.#path }, () => this.destroy());
-      this.#writes = writes;
-      this.#lifecycle.onClose(() => writes.close());
-    }
-    return this.#writes;
-  }
-
-  onDrain(cb: () => void): void {
-    if (this.#writes !== undefined) this.#writes.onDrain(cb);
-    else this.#stream.once('drain', cb);
-  }
-
-  destroy(): void {
-    if (this.#lifecycle.closed) return;
-    // RST_STREAM(CANCEL): the other streams of the connection go on.
+  protected resetStream(): void {
     this.#stream.reset(ErrorCode.CANCEL);
-    this.#lifecycle.finish(true);
-  }
-
-  flushHead(): boolean {
-    if (this.closed) return false;
-    if (!this.#headSent) this.#sendHead(false, undefined);
-    return true;
-  }
-
-  onClose(cb: () => void): void {
-    this.#lifecycle.onClose(cb);
   }
 
   end(chunk?: Uint8Array | string): void {
@@ -161,16 +104,16 @@ class JsH2Response implements FrontendResponse {
 
   endParts(parts: readonly Uint8Array[]): void {
     if (this.closed) return;
-    const writes = this.#writes;
+    const writes = this.writes;
     if (writes !== undefined && writes.endAfter(parts, () => this.#stream.end())) {
-      this.#ended = true;
+      this.finished = true;
       return;
     }
     const total = parts.length === 1 ? byteLength(parts[0]!) : totalLength(parts);
-    if (!this.#headSent) this.#sendHead(total === 0, total);
-    this.#ended = true;
+    if (!this.sent) this.sendHead(total === 0, total);
+    this.finished = true;
     // A bodyless or empty response ended its stream with the HEADERS frame.
-    if (this.#bodyless) return;
+    if (this.bodyless) return;
     if (total === 0) {
       this.#stream.end();
       return;
@@ -180,9 +123,9 @@ class JsH2Response implements FrontendResponse {
     this.#stream.end(parts[parts.length - 1]);
   }
 
-  #sendHead(endStream: boolean, length: number | undefined): void {
-    const { status, headers } = this.#head;
-    const bodyless = isBodyless(this.#method, status);
+  protected sendHead(endStream: boolean, length: number | undefined): void {
+    const { status, headers } = this.head;
+    const bodyless = isBodyless(this.method, status);
     const fields: EncodedField[] = [{ name: ':status', value: statusText(status) }];
     let hasLength = false;
     for (const name in headers) {
@@ -205,8 +148,8 @@ class JsH2Response implements FrontendResponse {
     if (length !== undefined && !hasLength && status >= 200 && status !== 204 && status !== 304) {
       fields.push({ name: 'content-length', value: String(length) });
     }
-    this.#bodyless = bodyless;
-    this.#headSent = true;
+    this.bodyless = bodyless;
+    this.sent = true;
     this.#stream.respond(fields, endStream || bodyless);
     // Connection: close means GOAWAY in HTTP/2 (as Go's server reads it).
     if (wantsClose(headers)) this.#connection.close();

@@ -20,7 +20,7 @@ import { serveJsH2Stream } from './js-h2-exchange.ts';
 import { serveH1Request } from './node-h1-exchange.ts';
 import type { ResetBudget } from './rapid-reset-guard.ts';
 import type { ErrorReporter } from './run-handler.ts';
-import { sharedListenOptions } from './shared-port.ts';
+import { listenOn } from './shared-port.ts';
 import { securePortTlsOptions } from './tls-preferences.ts';
 import type { WatchBudget } from './watch-budget.ts';
 
@@ -89,14 +89,7 @@ export async function startJsH2Frontend(opts: JsH2FrontendOptions): Promise<Fron
   // A failed handshake or a reset before it: that connection only.
   server.on('tlsClientError', (_err: Error, socket: TLSSocket) => socket.destroy());
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    const listenOptions = opts.sharePort === undefined ? { port: opts.port, host: opts.host } : sharedListenOptions(opts.host, opts.port, opts.sharePort === 'first');
-    server.listen(listenOptions, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOn(server, opts.host, opts.port, opts.sharePort);
   // node starts its HTTP/1.1 head-timeout checks when its server starts listening; this one never
   // listens itself, so it is told (the checks stop at its close()).
   h1.emit('listening');

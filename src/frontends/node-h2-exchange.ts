@@ -12,11 +12,10 @@ import { ExchangeLifecycle } from './lifecycle.ts';
 import { PartsPump, SLICE_BYTES } from './node-parts-pump.ts';
 import { peerCertificateChain } from './peer-certificates.ts';
 import { RequestBase } from './request-base.ts';
-import type { PendingHead, ResponseHeaders } from './response-head.ts';
-import { byteLength, checkHeader, DEFAULT_HEAD, isBodyless, isConnectionSpecific, wantsClose } from './response-head.ts';
-import type { ErrorReporter, FrontendResponse } from './run-handler.ts';
+import { byteLength, checkHeader, isBodyless, isConnectionSpecific, wantsClose } from './response-head.ts';
+import type { ErrorReporter } from './run-handler.ts';
 import { runHandler } from './run-handler.ts';
-import { NodeWriteQueue } from './node-write-queue.ts';
+import { H2StreamResponse } from './h2-stream-response.ts';
 import type { BodyProgress } from './stream-body.ts';
 import { readStreamBody } from './stream-body.ts';
 import type { WatchBudget } from './watch-budget.ts';
@@ -110,87 +109,30 @@ class H2Request extends RequestBase {
   }
 }
 
-class H2Response implements FrontendResponse {
+class H2Response extends H2StreamResponse {
   readonly #stream: ServerHttp2Stream;
-  readonly #method: string;
-  readonly #path: string;
-  readonly #lifecycle: ExchangeLifecycle;
-  readonly #budget: WatchBudget;
-  #head: PendingHead = DEFAULT_HEAD;
-  #headSent = false;
-  #ended = false;
-  #bodyless = false;
   /** Writes the rest of a body ended in parts; undefined otherwise. */
   #pump: PartsPump | undefined;
-  /** What write() could not hand to node yet; made at the first write. */
-  #writes: NodeWriteQueue | undefined;
 
   constructor(stream: ServerHttp2Stream, req: H2Request, lifecycle: ExchangeLifecycle, budget: WatchBudget) {
+    super(req.method, req.path, lifecycle, budget);
     this.#stream = stream;
-    this.#method = req.method;
-    this.#path = req.path;
-    this.#lifecycle = lifecycle;
-    this.#budget = budget;
   }
 
-  get closed(): boolean {
-    return this.#ended || this.#lifecycle.closed || this.#stream.destroyed;
+  protected get sink(): ServerHttp2Stream {
+    return this.#stream;
   }
 
-  get headSent(): boolean {
-    return this.#headSent;
-  }
-
-  /** True once the handler ended the response. */
-  get ended(): boolean {
-    return this.#ended;
+  protected get streamGone(): boolean {
+    return this.#stream.destroyed;
   }
 
   get bufferedBytes(): number {
-    return this.#stream.destroyed ? 0 : this.#stream.bufferSize + (this.#pump?.remaining ?? 0) + (this.#writes?.queuedBytes ?? 0);
+    return this.#stream.destroyed ? 0 : this.#stream.bufferSize + (this.#pump?.remaining ?? 0) + (this.writes?.queuedBytes ?? 0);
   }
 
-  writeHead(status: number, headers: ResponseHeaders): void {
-    if (this.#headSent) throw new Error('writeHead after the response head was sent');
-    this.#head = { status, headers };
-  }
-
-  write(chunk: Uint8Array): boolean {
-    if (this.closed) return false;
-    if (!this.#headSent) this.#sendHead(false, undefined);
-    if (this.#bodyless) return true;
-    return this.#writeQueue().write(chunk);
-  }
-
-  #writeQueue(): NodeWriteQueue {
-    if (this.#writes === undefined) {
-      const writes = new NodeWriteQueue(this.#stream, this.#budget, { frontend: 'node', path: this.#path }, () => this.destroy());
-      this.#writes = writes;
-      this.#lifecycle.onClose(() => writes.close());
-    }
-    return this.#writes;
-  }
-
-  onDrain(cb: () => void): void {
-    if (this.#writes !== undefined) this.#writes.onDrain(cb);
-    else this.#stream.once('drain', cb);
-  }
-
-  destroy(): void {
-    if (this.#lifecycle.closed) return;
-    // RST_STREAM(CANCEL): the other streams of the connection go on.
+  protected resetStream(): void {
     this.#stream.close(constants.NGHTTP2_CANCEL);
-    this.#lifecycle.finish(true);
-  }
-
-  flushHead(): boolean {
-    if (this.closed) return false;
-    if (!this.#headSent) this.#sendHead(false, undefined);
-    return true;
-  }
-
-  onClose(cb: () => void): void {
-    this.#lifecycle.onClose(cb);
   }
 
   end(chunk?: Uint8Array | string): void {
@@ -201,16 +143,16 @@ class H2Response implements FrontendResponse {
       return;
     }
     if (this.#endAfterWrites(chunk === undefined ? [] : [typeof chunk === 'string' ? Buffer.from(chunk) : chunk])) return;
-    if (!this.#headSent) {
+    if (!this.sent) {
       const length = chunk === undefined ? 0 : byteLength(chunk);
-      this.#sendHead(length === 0, length);
-      this.#ended = true;
-      if (length > 0 && !this.#bodyless) this.#stream.end(chunk);
+      this.sendHead(length === 0, length);
+      this.finished = true;
+      if (length > 0 && !this.bodyless) this.#stream.end(chunk);
       return;
     }
-    this.#ended = true;
+    this.finished = true;
     // A bodyless response already ended its stream with the HEADERS frame.
-    if (this.#bodyless) return;
+    if (this.bodyless) return;
     if (chunk === undefined) this.#stream.end();
     else this.#stream.end(chunk);
   }
@@ -219,26 +161,26 @@ class H2Response implements FrontendResponse {
     if (this.closed) return;
     if (this.#endAfterWrites(parts)) return;
     const total = totalLength(parts);
-    if (!this.#headSent) this.#sendHead(total === 0, total);
-    else if (total === 0 && !this.#bodyless) this.#stream.end();
-    this.#ended = true;
+    if (!this.sent) this.sendHead(total === 0, total);
+    else if (total === 0 && !this.bodyless) this.#stream.end();
+    this.finished = true;
     // An empty or bodyless response already ended its stream.
-    if (total === 0 || this.#bodyless) return;
+    if (total === 0 || this.bodyless) return;
     this.#pump = new PartsPump(this.#stream, parts, total);
     this.#pump.start();
   }
 
   /** Output written earlier still waits for the client: the end goes after it. */
   #endAfterWrites(parts: readonly Uint8Array[]): boolean {
-    const writes = this.#writes;
+    const writes = this.writes;
     if (writes === undefined || !writes.endAfter(parts, () => this.#stream.end())) return false;
-    this.#ended = true;
+    this.finished = true;
     return true;
   }
 
-  #sendHead(endStream: boolean, length: number | undefined): void {
-    const { status, headers } = this.#head;
-    const bodyless = isBodyless(this.#method, status);
+  protected sendHead(endStream: boolean, length: number | undefined): void {
+    const { status, headers } = this.head;
+    const bodyless = isBodyless(this.method, status);
     const out: OutgoingHttpHeaders = { ':status': status };
     for (const name in headers) {
       const lower = lowerHeaderName(name);
@@ -263,7 +205,7 @@ class H2Response implements FrontendResponse {
       const session = this.#stream.session;
       if (session !== undefined && !session.closed) session.close();
     }
-    this.#bodyless = bodyless;
-    this.#headSent = true;
+    this.bodyless = bodyless;
+    this.sent = true;
   }
 }

@@ -20,7 +20,7 @@ import { reportToConsole } from './run-handler.ts';
 import { WatchBudget } from './watch-budget.ts';
 import { answerH1ClientError } from './h1-client-error.ts';
 import { securePortTlsOptions } from './tls-preferences.ts';
-import { sharedListenOptions } from './shared-port.ts';
+import { listenOn } from './shared-port.ts';
 import { startJsH2Frontend } from './js-h2-frontend.ts';
 
 export interface NodeFrontendOptions {
@@ -146,14 +146,7 @@ export async function startNodeFrontend(opts: NodeFrontendOptions): Promise<Fron
     if (listener !== onStream) server.removeListener('stream', listener as (...args: unknown[]) => void);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    const listenOptions = opts.sharePort === undefined ? { port: opts.port, host: opts.host } : sharedListenOptions(opts.host, opts.port, opts.sharePort === 'first');
-    server.listen(listenOptions, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOn(server, opts.host, opts.port, opts.sharePort);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : opts.port;
 

@@ -11,7 +11,7 @@
  * its own descriptor. Without either, the main thread serves the port alone.
  */
 import { createRequire } from 'node:module';
-import type { ListenOptions } from 'node:net';
+import type { ListenOptions, Server } from 'node:net';
 
 interface ReusePortAddon {
   /** A listening TCP socket on host:port with SO_REUSEADDR and SO_REUSEPORT; `exclusive` first checks nobody else listens there. */
@@ -60,4 +60,20 @@ export function sharedListenOptions(host: string, port: number, first: boolean):
   if (method === 'node') return { host, port, reusePort: true } as ListenOptions;
   if (method === 'addon') return { fd: reusePortAddon()!.listen(host, port, BACKLOG, first) };
   throw new Error(`Node ${process.versions.node} cannot share a port between threads (no reusePort, and the orch-reuseport addon is not built)`);
+}
+
+/**
+ * Starts `server` listening on `host`:`port`, alone or (`sharePort`) on a port
+ * the serving threads share, `'first'` for the thread that opens it; rejects
+ * with the listen error (EADDRINUSE and the like).
+ */
+export function listenOn(server: Server, host: string, port: number, sharePort: 'first' | 'join' | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const listenOptions = sharePort === undefined ? { port, host } : sharedListenOptions(host, port, sharePort === 'first');
+    server.listen(listenOptions, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
