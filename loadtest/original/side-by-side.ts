@@ -42,7 +42,7 @@ const NS_PATH = '/api/v1/namespaces/default/configmaps';
 
 type Op = 'create' | 'get';
 
-interface Sample {
+export interface Sample {
   readonly rate: number;
   readonly cpuUsPerRequest: number;
   readonly failed: number;
@@ -170,6 +170,32 @@ function h2loadTable(targets: readonly Target[], samples: Map<string, Sample[]>)
   return lines;
 }
 
+/**
+ * Each round's ratios, ours over the original (the original over ours for CPU), and their median. A round runs
+ * every target within minutes, so a round's ratio compares runs under about the same load from others; the ratio of
+ * the medians above can pair a quiet run of one server with a disturbed run of the other.
+ */
+export function roundRatiosTable(samples: ReadonlyMap<string, readonly Sample[]>): string[] {
+  const pairs = [
+    ['ours-uws-h1', 'orig-h1'],
+    ['ours-secure-h2', 'orig-h2'],
+  ] as const;
+  const cell = (ours: string, orig: string, op: Op, of: (s: Sample) => number, inverse: boolean): string => {
+    const a = samples.get(`${ours}/${op}`) ?? [];
+    const b = samples.get(`${orig}/${op}`) ?? [];
+    const rs: number[] = [];
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const r = inverse ? of(b[i]!) / of(a[i]!) : of(a[i]!) / of(b[i]!);
+      if (Number.isFinite(r) && r > 0) rs.push(r);
+    }
+    return rs.length === 0 ? 'n/a' : `${rs.map((r) => r.toFixed(2)).join(' / ')} (median ${median(rs).toFixed(2)}×)`;
+  };
+  const lines = [row(['each round', 'ours uWS h1 / original h1', 'ours secure h2 / original h2']), row(['---', '---:', '---:'])];
+  for (const op of ['create', 'get'] as const) lines.push(row([`${op}s/s`, ...pairs.map(([o, g]) => cell(o, g, op, (s) => s.rate, false))]));
+  for (const op of ['create', 'get'] as const) lines.push(row([`server CPU per ${op}, times less`, ...pairs.map(([o, g]) => cell(o, g, op, (s) => s.cpuUsPerRequest, true))]));
+  return lines;
+}
+
 function roundsTable(targets: readonly Target[], samples: Map<string, Sample[]>): string[] {
   const lines = [row(['target', 'op', ...Array.from({ length: RUNS }, (_, i) => `round ${i + 1} /s (µs CPU)`)]), row(['---', '---', ...Array.from({ length: RUNS }, () => '---:')])];
   for (const op of ['create', 'get'] as const) {
@@ -198,6 +224,7 @@ export async function runSideBySide(binary: string, argv: readonly string[], out
     const samples = await measureH2load(targets, files, log);
     const h2 = h2loadTable(targets, samples);
     log(h2.join('\n'));
+    log(roundRatiosTable(samples).join('\n'));
 
     let list: string[] = [];
     if (process.env['BENCH_LIST50K'] !== '0') {
@@ -234,6 +261,10 @@ export async function runSideBySide(binary: string, argv: readonly string[], out
       'Every round:',
       '',
       ...roundsTable(targets, samples),
+      '',
+      'Each round\'s ratios (a round runs every target within minutes, under about the same load from others):',
+      '',
+      ...roundRatiosTable(samples),
       ...overlapNote(samples),
     );
     if (list.length > 0) {
