@@ -23,7 +23,7 @@ const out = args.find((a) => a.startsWith('--out='))?.slice(6) ?? path.join('.tm
 
 function summary(stats: CampaignStats): string {
   return `${stats.cases} cases in ${stats.seconds.toFixed(0)} s (${(stats.cases / Math.max(stats.seconds, 1e-9)).toFixed(0)} cases/s; ` +
-    `in-process ${stats.byTransport.inprocess}, node:http2 ${stats.byTransport.node}, uWS ${stats.byTransport.uws}), ${stats.failures.size} failure classes`;
+    `in-process ${stats.byTransport.inprocess}, secure port HTTP/2 ${stats.byTransport.node}, uWS ${stats.byTransport.uws}), ${stats.failures.size} failure classes`;
 }
 
 const announced = new Set<string>();

@@ -35,7 +35,7 @@ test(`fuzz: ${settings.runs} cases, seed ${settings.seed}`, { timeout: 15 * 60_0
     mode: 'assert',
   });
   t.diagnostic(
-    `${stats.cases} cases (${stats.byTransport.inprocess} in-process, ${stats.byTransport.node} node:http2, ${stats.byTransport.uws} uWS; ` +
+    `${stats.cases} cases (${stats.byTransport.inprocess} in-process, ${stats.byTransport.node} over the secure port's HTTP/2, ${stats.byTransport.uws} uWS; ` +
       `${stats.skipped} refused by the client) in ${stats.seconds.toFixed(1)} s, ${(stats.cases / stats.seconds).toFixed(0)} cases/s`,
   );
 });

@@ -1,7 +1,7 @@
 /**
  * Runs fuzz cases against a real server started in this process: in-process
  * through the request pipeline both front ends call (RunningServer.handler),
- * or over TLS to the node:http2 secure port (HTTP/2) or the uWS listener
+ * or over TLS to the secure port (HTTP/2) or the uWS listener
  * (HTTP/1.1). Each case has a deadline (a hang is a finding), its answer is
  * checked by the oracle, and a write that succeeded must read back through
  * JSON, Protobuf and Table.
