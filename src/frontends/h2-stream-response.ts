@@ -19,7 +19,9 @@ export abstract class H2StreamResponse implements FrontendResponse {
   readonly #budget: WatchBudget;
   /** The status and headers writeHead set, sent with the first byte of the body (or the end). */
   protected head: PendingHead = DEFAULT_HEAD;
+  /** The head went out. */
   protected sent = false;
+  /** The handler ended the response. */
   protected finished = false;
   /** The request or status has no body (HEAD, 204, 304): what is written after the head goes nowhere. */
   protected bodyless = false;
@@ -77,6 +79,14 @@ export abstract class H2StreamResponse implements FrontendResponse {
       this.lifecycle.onClose(() => writes.close());
     }
     return this.writes;
+  }
+
+  /** Output written earlier still waits for the client: `parts` and then `end` go after it (true), or nothing waits (false). */
+  protected endAfterWrites(parts: readonly Uint8Array[], end: () => void): boolean {
+    const writes = this.writes;
+    if (writes === undefined || !writes.endAfter(parts, end)) return false;
+    this.finished = true;
+    return true;
   }
 
   onDrain(cb: () => void): void {

@@ -15,7 +15,7 @@ import { ExchangeLifecycle } from './lifecycle.ts';
 import { H2StreamResponse } from './h2-stream-response.ts';
 import { peerCertificateChain } from './peer-certificates.ts';
 import { RequestBase } from './request-base.ts';
-import { byteLength, checkHeader, isBodyless, isConnectionSpecific, wantsClose } from './response-head.ts';
+import { byteLength, checkHeader, isBodyless, isConnectionSpecific, takesContentLength, wantsClose } from './response-head.ts';
 import type { ErrorReporter } from './run-handler.ts';
 import { runHandler } from './run-handler.ts';
 import type { WatchBudget } from './watch-budget.ts';
@@ -104,11 +104,7 @@ class JsH2Response extends H2StreamResponse {
 
   endParts(parts: readonly Uint8Array[]): void {
     if (this.closed) return;
-    const writes = this.writes;
-    if (writes !== undefined && writes.endAfter(parts, () => this.#stream.end())) {
-      this.finished = true;
-      return;
-    }
+    if (this.endAfterWrites(parts, () => this.#stream.end())) return;
     const total = parts.length === 1 ? byteLength(parts[0]!) : totalLength(parts);
     if (!this.sent) this.sendHead(total === 0, total);
     this.finished = true;
@@ -145,7 +141,7 @@ class JsH2Response extends H2StreamResponse {
         }
       }
     }
-    if (length !== undefined && !hasLength && status >= 200 && status !== 204 && status !== 304) {
+    if (length !== undefined && !hasLength && takesContentLength(status)) {
       fields.push({ name: 'content-length', value: String(length) });
     }
     this.bodyless = bodyless;

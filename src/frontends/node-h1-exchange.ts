@@ -12,7 +12,7 @@ import { PartsPump, SLICE_BYTES } from './node-parts-pump.ts';
 import { peerCertificateChain } from './peer-certificates.ts';
 import { RequestBase } from './request-base.ts';
 import type { PendingHead, ResponseHeaders } from './response-head.ts';
-import { byteLength, DEFAULT_HEAD, findHeader, isBodyless } from './response-head.ts';
+import { byteLength, DEFAULT_HEAD, findHeader, isBodyless, takesContentLength } from './response-head.ts';
 import type { ErrorReporter, FrontendResponse } from './run-handler.ts';
 import { runHandler } from './run-handler.ts';
 import { NodeWriteQueue } from './node-write-queue.ts';
@@ -192,7 +192,7 @@ class H1Response implements FrontendResponse {
   #sendHead(length: number | undefined): void {
     const { status, headers } = this.#head;
     let out: OutgoingHttpHeaders = headers;
-    if (length !== undefined && status >= 200 && status !== 204 && status !== 304 && findHeader(headers, 'content-length') === undefined) {
+    if (length !== undefined && takesContentLength(status) && findHeader(headers, 'content-length') === undefined) {
       out = copyWith(out, 'content-length', length);
     }
     if (this.#req.closeForUnreadBody()) out = copyWith(out, 'connection', 'close');

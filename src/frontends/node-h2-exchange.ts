@@ -12,7 +12,7 @@ import { ExchangeLifecycle } from './lifecycle.ts';
 import { PartsPump, SLICE_BYTES } from './node-parts-pump.ts';
 import { peerCertificateChain } from './peer-certificates.ts';
 import { RequestBase } from './request-base.ts';
-import { byteLength, checkHeader, isBodyless, isConnectionSpecific, wantsClose } from './response-head.ts';
+import { byteLength, checkHeader, isBodyless, isConnectionSpecific, takesContentLength, wantsClose } from './response-head.ts';
 import type { ErrorReporter } from './run-handler.ts';
 import { runHandler } from './run-handler.ts';
 import { H2StreamResponse } from './h2-stream-response.ts';
@@ -142,7 +142,7 @@ class H2Response extends H2StreamResponse {
       this.endParts([chunk]);
       return;
     }
-    if (this.#endAfterWrites(chunk === undefined ? [] : [typeof chunk === 'string' ? Buffer.from(chunk) : chunk])) return;
+    if (this.endAfterWrites(chunk === undefined ? [] : [typeof chunk === 'string' ? Buffer.from(chunk) : chunk], () => this.#stream.end())) return;
     if (!this.sent) {
       const length = chunk === undefined ? 0 : byteLength(chunk);
       this.sendHead(length === 0, length);
@@ -159,7 +159,7 @@ class H2Response extends H2StreamResponse {
 
   endParts(parts: readonly Uint8Array[]): void {
     if (this.closed) return;
-    if (this.#endAfterWrites(parts)) return;
+    if (this.endAfterWrites(parts, () => this.#stream.end())) return;
     const total = totalLength(parts);
     if (!this.sent) this.sendHead(total === 0, total);
     else if (total === 0 && !this.bodyless) this.#stream.end();
@@ -168,14 +168,6 @@ class H2Response extends H2StreamResponse {
     if (total === 0 || this.bodyless) return;
     this.#pump = new PartsPump(this.#stream, parts, total);
     this.#pump.start();
-  }
-
-  /** Output written earlier still waits for the client: the end goes after it. */
-  #endAfterWrites(parts: readonly Uint8Array[]): boolean {
-    const writes = this.writes;
-    if (writes === undefined || !writes.endAfter(parts, () => this.#stream.end())) return false;
-    this.finished = true;
-    return true;
   }
 
   protected sendHead(endStream: boolean, length: number | undefined): void {
@@ -194,7 +186,7 @@ class H2Response extends H2StreamResponse {
       // headers that do repeat): sent as never indexed.
       if (lower === AUDIT_ID_HEADER) (out as Record<symbol, unknown>)[http2.sensitiveHeaders] = NEVER_INDEXED;
     }
-    if (length !== undefined && out['content-length'] === undefined && status >= 200 && status !== 204 && status !== 304) {
+    if (length !== undefined && out['content-length'] === undefined && takesContentLength(status)) {
       out['content-length'] = length;
     }
     // node ends 204/304/HEAD streams itself; say so, so nothing writes after.

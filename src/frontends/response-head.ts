@@ -29,6 +29,11 @@ export function isBodyless(method: string, status: number): boolean {
   return method === 'HEAD' || status === 204 || status === 205 || status === 304 || (status >= 100 && status < 200);
 }
 
+/** Statuses whose response is given a Content-Length from the body's size when the handler set none (not 1xx, 204, 304). */
+export function takesContentLength(status: number): boolean {
+  return status >= 200 && status !== 204 && status !== 304;
+}
+
 /**
  * Hop-by-hop headers: meaningless (HTTP/2 forbids them outright, RFC 9113
  * 8.2.2) or owned by the transport, which frames the body itself.
