@@ -96,10 +96,11 @@ export async function writeStreamedList(ctx: RequestContext, head: Uint8Array, p
     return;
   }
   res.end(tail);
-  // Every piece went to the response. Once it is over without the client going away, the front end and its
-  // transport hold none of them (node's streams let go of a chunk when it is written, uWS copies at once): the
-  // shard may make later answers in their memory. An aborted response may still hold some: the shard is told
-  // the reader is through, but never reuses them.
+  // Every piece went to the response, but a slow client's front end may still hold some by reference (the uWS
+  // response queues what uWS did not take; node's streams buffer chunks until written): onClose comes once it is
+  // over, not at end(). Over without the client going away, nothing holds a piece: the shard may make later
+  // answers in their memory. An aborted response may still hold some: the shard is told the reader is through,
+  // but never reuses them.
   const signal = ctx.req.signal;
   res.onClose(() => {
     if (signal.aborted) pieces.release();

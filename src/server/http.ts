@@ -62,7 +62,12 @@ export interface ApiResponse {
   flushHead(): boolean;
   /** Called once when the buffered output has drained after `write` returned false. */
   onDrain(cb: () => void): void;
-  /** Called once when the client goes away or the response ends. */
+  /**
+   * Called once when the client goes away or the response is over: every
+   * byte handed to the transport, nothing of the body's chunks held by
+   * reference any more (an end() whose bytes still wait for a slow client
+   * is not over). Registered after that, called on a later microtask.
+   */
   onClose(cb: () => void): void;
   /**
    * Drops the response at once, discarding buffered output (the connection

@@ -40,6 +40,14 @@ export class TrackedResponse implements ApiResponse {
   /** True once the response ended or the client went away. */
   finished = false;
   /**
+   * True once the front end said the exchange is over. Not the same as
+   * `finished`: a response that ended may still have bytes queued by
+   * reference in its front end (a slow client's), and whoever waits for
+   * onClose to reuse those bytes' memory (a streamed list's pooled pieces)
+   * must wait for this.
+   */
+  #innerClosed = false;
+  /**
    * Ask the front end to close the connection after this response
    * (`Connection: close`; HTTP/2: GOAWAY): the shutdown and goaway filters
    * set it before the handler writes its head.
@@ -108,8 +116,9 @@ export class TrackedResponse implements ApiResponse {
     this.#inner.onDrain(once);
   }
 
+  /** Runs `cb` once the front end closed the exchange (everything sent, or the client gone), never merely at end(). */
   onClose(cb: () => void): void {
-    if (this.finished) {
+    if (this.#innerClosed) {
       queueMicrotask(cb);
       return;
     }
@@ -240,6 +249,7 @@ export class TrackedResponse implements ApiResponse {
   }
 
   #closed(): void {
+    this.#innerClosed = true;
     this.#finish();
     const listeners = this.#closeListeners;
     this.#closeListeners = undefined;
