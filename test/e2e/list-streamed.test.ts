@@ -11,7 +11,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import { call, h1Target, h2Target, type Target } from '../frontends/support/clients.ts';
+import { call, h1Target, h2Target, type Reply, type Target } from '../frontends/support/clients.ts';
 import { UWS_DISABLED } from '../support/uws-toggle.ts';
 
 const NS = 'streamed';
@@ -24,6 +24,19 @@ interface ConfigMapList {
   kind: string;
   metadata: { resourceVersion?: string; continue?: string };
   items: Array<{ kind?: string; apiVersion?: string; metadata: { name: string }; data?: Record<string, string> }>;
+}
+
+/**
+ * The answer parsed, or a failure that says which front end sent what: a cut or mixed answer (a piece reused too
+ * early once showed another answer's bytes) must name its target, its length and how it ended.
+ */
+function listOf(r: Reply, target: string): ConfigMapList {
+  try {
+    return r.json<ConfigMapList>();
+  } catch (err) {
+    const tail = r.body.subarray(Math.max(0, r.body.byteLength - 120)).toString('utf8');
+    assert.fail(`${target}: status ${r.status}, ${r.body.byteLength} bytes, not a JSON list (${(err as Error).message}); it ends ${JSON.stringify(tail)}`);
+  }
 }
 
 describe('LIST answers streamed in pieces', () => {
@@ -88,7 +101,7 @@ describe('LIST answers streamed in pieces', () => {
       assert.equal(r.headers['content-length'], undefined, `${t.name}: streamed, so no Content-Length`);
       if (t.protocol === 'http/1.1') assert.equal(r.headers['transfer-encoding'], 'chunked', t.name);
       assert.ok(r.body.byteLength > 5_000_000, `${t.name}: ${r.body.byteLength} bytes`);
-      const list = r.json<ConfigMapList>();
+      const list = listOf(r, t.name);
       assert.equal(list.kind, 'ConfigMapList');
       assert.match(String(list.metadata.resourceVersion), /^\d+$/);
       assert.deepEqual(
@@ -112,7 +125,7 @@ describe('LIST answers streamed in pieces', () => {
       assert.equal(r.headers['content-length'], undefined, 'every answer of this size streams');
     }
     // The same items; the list's resourceVersion may have moved on with writes to other types (a lease renewed).
-    const [a, b, c] = [first.json<ConfigMapList>(), again.json<ConfigMapList>(), third.json<ConfigMapList>()];
+    const [a, b, c] = [listOf(first, 'first'), listOf(again, 'again'), listOf(third, 'third')];
     assert.equal(a.items.length, COUNT + 1);
     assert.deepEqual(b.items, a.items);
     assert.deepEqual(c.items, a.items);
@@ -163,7 +176,7 @@ describe('LIST answers streamed in pieces', () => {
     assert.equal(left, 0, 'no reader that left is still counted');
     await touch();
     const whole = await call(targets[0]!, { path: LIST, headers: auth });
-    assert.equal(whole.json<ConfigMapList>().items.length, COUNT + 1);
+    assert.equal(listOf(whole, targets[0]!.name).items.length, COUNT + 1);
   });
 
   it('makes later answers in the pieces of earlier ones, and no answer ever shows another\'s bytes', async () => {
@@ -176,7 +189,7 @@ describe('LIST answers streamed in pieces', () => {
       for (const t of targets) answers.push({ t, r: await call(t, { path: LIST, headers: auth }) });
       for (const { t, r } of answers) {
         assert.equal(r.status, 200, t.name);
-        const list = r.json<ConfigMapList>();
+        const list = listOf(r, t.name);
         assert.equal(list.items.length, COUNT + 1, t.name);
         assert.equal(list.items.find((i) => i.metadata.name === 'zz-marker')?.data?.['n'], String(marker), `${t.name}: this round's state`);
         assert.ok(list.items.every((i) => i.metadata.name === 'zz-marker' || i.data?.['v'] === DATA), `${t.name}: every item whole`);
