@@ -8,11 +8,8 @@
  */
 import { API_FLAVOR_ENV, DEFAULT_API_FLAVOR, apiFlavorFromArgv, isApiFlavor } from './naming/flavor.ts';
 import type { LogLevel } from './server/logging.ts';
-import { sizeWorkerHeaps } from './server/heap-sizing.ts';
 
 async function main(): Promise<void> {
-  // Before any worker thread exists: V8 sizes an isolate's heap when it makes it.
-  sizeWorkerHeaps();
   const argv = process.argv.slice(2);
   const flavor = apiFlavorFromArgv(argv) ?? DEFAULT_API_FLAVOR;
   // An invalid value is left for the flag parser to report with the others.

@@ -234,11 +234,13 @@ export async function startApiServer(backend: BackendName, etcd: EtcdHandle | nu
   while (uwsPort === securePort) uwsPort = await freePort();
   prepared ??= prepareServer();
   const { cwd, entry } = await prepared;
-  // BENCH_SERVER_NODE_FLAGS: node flags for the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
+  // BENCH_SERVER_NODE_FLAGS: node flags for the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it;
+  // after npm start's options, so that one of them given again here wins (V8 takes a flag's last value).
   const nodeFlags = (process.env['BENCH_SERVER_NODE_FLAGS'] ?? '').split(/\s+/).filter((f) => f !== '');
   const args = [
+    ...entry.slice(0, -1),
     ...nodeFlags,
-    ...entry,
+    entry[entry.length - 1]!,
     `--data-dir=${dataDir}`,
     `--secure-port=${securePort}`,
     `--uws-port=${uwsPort}`,

@@ -1,33 +1,38 @@
 /**
- * Where each thread's V8 heap starts its first full collection.
+ * Where the heaps of the threads that keep the cluster's objects start their
+ * first full collection.
  *
  * Why: left to itself, V8 lowers a new heap's first old-generation limit to
  * what has survived so far plus a few MiB (it guesses from the survival rate
  * of its first scavenges), and from then on a full collection comes every
  * few MiB the old generation grows. The store host and the shards keep the
  * cluster's objects, so their old generations grow with every write: under
- * creates each ran a full mark of everything it holds every 0.3-0.6 s, and
- * the serving thread every 0.5-1 s. V8's helper threads did that marking:
- * ~45 µs of CPU a create, a sixth of all a create cost. Configuring the
- * initial old-generation size keeps V8 from lowering the limit, so a heap
- * grows to this size before its first full collection and by V8's usual
+ * creates each ran a full mark of everything it holds every 0.3-0.6 s, work
+ * V8's helper threads did at ~20-30 µs of CPU a create. Configuring the
+ * initial old-generation size keeps V8 from lowering the limit, so such a
+ * heap grows to this size before its first full collection and by V8's usual
  * factor after it; what V8 reserves is address space, committed only as the
- * heap fills. Measured (`loadtest/results/cpu-breakdown.md`, session 29):
- * the GC helpers ~45 → ~22 µs a create, resident memory +~50 MB after
- * 30,000 creates.
+ * heap fills. The serving threads are left to V8: their old generations hold
+ * requests that happened to be in flight at a scavenge, garbage that keeps
+ * younger objects alive until a full collection clears it, so for them
+ * frequent full collections are the cheaper way (measured in
+ * `loadtest/results/cpu-breakdown.md`, session 29).
  *
- * The flag is V8's, global to the process: given on node's command line
- * (`npm start` does) it sizes every isolate, the main thread's included; set
- * here at start-up, before any worker exists, it sizes the worker threads'
- * isolates (V8 reads it when it makes an isolate), whoever started node.
+ * The flag is V8's and global to the process, read when an isolate is made:
+ * it is set while the data threads start and put back after, before any
+ * serving thread exists. A size given on node's command line is left alone
+ * (it then holds for every thread).
  */
 import { setFlagsFromString } from 'node:v8';
 
 /** The old generation's size before the first full collection, MiB. */
 export const INITIAL_OLD_SPACE_MB = 64;
 
-/** The node option that gives every isolate of the process that size (`npm start` passes it). */
+/** The flag that sizes the isolates made while it is set. */
 export const INITIAL_OLD_SPACE_FLAG = `--initial-old-space-size=${INITIAL_OLD_SPACE_MB}`;
+
+/** V8's own sizing again (0: not configured) for the isolates made after. */
+const V8_DEFAULT_FLAG = '--initial-old-space-size=0';
 
 /** True when node's own options already size the old generation (V8 spells flags with - or _). */
 export function oldSpaceSizedBy(execArgv: readonly string[]): boolean {
@@ -35,12 +40,18 @@ export function oldSpaceSizedBy(execArgv: readonly string[]): boolean {
 }
 
 /**
- * Sizes the heaps of the worker threads made from now on, unless node was
- * started with its own size (which then holds for them as well). Call it
- * before the first worker starts. Returns whether it set the flag.
+ * Runs `start`, which makes the threads that keep the cluster's objects (the
+ * store host, the shards) and resolves once they run, with their heaps
+ * sized; the isolates made after it get V8's own sizing again. Nothing else
+ * may make a worker thread meanwhile (the server's start-up makes these
+ * first).
  */
-export function sizeWorkerHeaps(execArgv: readonly string[] = process.execArgv): boolean {
-  if (oldSpaceSizedBy(execArgv)) return false;
+export async function withDataThreadHeaps<T>(start: () => Promise<T>, execArgv: readonly string[] = process.execArgv): Promise<T> {
+  if (oldSpaceSizedBy(execArgv)) return start();
   setFlagsFromString(INITIAL_OLD_SPACE_FLAG);
-  return true;
+  try {
+    return await start();
+  } finally {
+    setFlagsFromString(V8_DEFAULT_FLAG);
+  }
 }

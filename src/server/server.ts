@@ -22,6 +22,7 @@ import type { GenericStore } from '../registry/generic-store.ts';
 import { unbuiltDefaultPlugins } from '../admission/plugin-names.ts';
 import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
 import { ShardRouter, type ResourceSpec } from '../../shards/router.ts';
+import { withDataThreadHeaps } from './heap-sizing.ts';
 import type { ShardStoreConfig, StoreConfig } from '../storage/config.ts';
 import { readEncryptionConfig } from '../storage/encryption/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
@@ -144,7 +145,8 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         : { backend: 'embedded', dataDir: path.join(files.dir, 'store'), repair: opts.embeddedWalRepair };
     // Encryption at rest: read and checked here, so a bad file refuses the start before anything is stored.
     const store: ShardStoreConfig = opts.encryptionProviderConfig === undefined ? backend : { ...backend, encryption: await readEncryptionConfig(opts.encryptionProviderConfig) };
-    const router = await ShardRouter.start({
+    // The store host's and the shards' heaps keep the cluster's objects: sized as such (heap-sizing.ts).
+    const router = await withDataThreadHeaps(() => ShardRouter.start({
       shards: opts.shards,
       // The range records of service allocation ride along as a storage resource of their own.
       resources: [...withEventTtl(registry.shardResources(), opts.eventTtlMs), RANGES_RESOURCE_SPEC],
@@ -157,7 +159,7 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         listResultCache: { ...DEFAULT_LIST_RESULT_CACHE, budgetBytes: opts.listCacheBytes, maxEntryBytes: Math.min(DEFAULT_LIST_RESULT_CACHE.maxEntryBytes, opts.listCacheBytes) },
         listStreamBytes: opts.listStreamBytes,
       },
-    });
+    }));
     cleanups.push(() => router.close());
     if (opts.storageBackend === 'etcd3') await checkEtcdPrefixFlavor(opts.etcdServers, opts.etcdPrefix, opts.apiFlavor);
     for (const note of router.storeOpenNotes) logger[note.level](note.details, note.msg);

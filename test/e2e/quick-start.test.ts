@@ -12,7 +12,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../support/test-server.ts';
 import { uwsPortArg } from '../support/uws-toggle.ts';
-import { INITIAL_OLD_SPACE_FLAG } from '../../src/server/heap-sizing.ts';
 
 const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -31,8 +30,8 @@ describe('quick start (compiled server)', () => {
   let uwsPort: number;
 
   const start = async (): Promise<void> => {
-    // As `npm start` runs it: its node option, with RBAC (the default policy gives the admin credentials everything).
-    child = spawn(process.execPath, [INITIAL_OLD_SPACE_FLAG, 'dist/src/main.js', '--authorization-mode=Node,RBAC', `--data-dir=${dir}`, `--secure-port=${securePort}`, `--uws-port=${uwsPortArg(uwsPort)}`, '--bind-address=127.0.0.1', '--log-level=warn'], {
+    // As `npm start` runs it: with RBAC (the default policy gives the admin credentials everything).
+    child = spawn(process.execPath, ['dist/src/main.js', '--authorization-mode=Node,RBAC', `--data-dir=${dir}`, `--secure-port=${securePort}`, `--uws-port=${uwsPortArg(uwsPort)}`, '--bind-address=127.0.0.1', '--log-level=warn'], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
