@@ -11,7 +11,9 @@
  *
  * A variant is a name and the node options it adds (after those `npm start`
  * gives, so that an option given again overrides it; V8 takes a flag's last
- * value). BENCH_AB_ARGS, the same shape, adds server flags per variant.
+ * value); a word NAME=value among them is an environment variable of the
+ * server instead (e.g. GLIBC_TUNABLES=...). BENCH_AB_ARGS, the same shape,
+ * adds server flags per variant.
  * Knobs: BENCH_AB_ROUNDS=4, BENCH_H2LOAD_SECONDS=6 (one measured run after a
  * 2 s warm-up), BENCH_AB_PORTS=uws-h1,secure-h2, BENCH_AB_OPS=create,get,
  * BENCH_H2LOAD_CLIENTS=32. Installs nothing: without h2load (Debian
@@ -64,6 +66,7 @@ function variantsFrom(env: string, fallback: Record<string, string>): Record<str
 }
 
 const words = (s: string): string[] => s.split(/\s+/).filter((w) => w !== '');
+const ENV_WORD = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 /** CPU ticks of every thread of `pid`, by thread id (those gone since are left out). */
 function threadTicks(pid: number): Map<number, number> {
@@ -121,9 +124,20 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   try {
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const [name, nodeFlags] of Object.entries(variants)) {
-        process.env['BENCH_SERVER_NODE_FLAGS'] = nodeFlags;
-        const server = await startApiServer('embedded', null, words(args[name] ?? ''));
+      for (const [name, options] of Object.entries(variants)) {
+        const env = words(options).filter((w) => ENV_WORD.test(w));
+        process.env['BENCH_SERVER_NODE_FLAGS'] = words(options).filter((w) => !ENV_WORD.test(w)).join(' ');
+        const saved = env.map((w) => w.slice(0, w.indexOf('='))).map((k) => [k, process.env[k]] as const);
+        for (const w of env) process.env[w.slice(0, w.indexOf('='))] = w.slice(w.indexOf('=') + 1);
+        let server: ServerHandle;
+        try {
+          server = await startApiServer('embedded', null, words(args[name] ?? ''));
+        } finally {
+          for (const [k, v] of saved) {
+            if (v === undefined) delete process.env[k];
+            else process.env[k] = v;
+          }
+        }
         try {
           for (const port of PORTS) {
             for (const op of OPS) {
