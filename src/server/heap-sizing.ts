@@ -8,20 +8,22 @@
  * few MiB the old generation grows. The store host and the shards keep the
  * cluster's objects, so their old generations grow with every write: under
  * creates each ran a full mark of everything it holds every 0.3-0.6 s, work
- * V8's helper threads did at ~20-30 µs of CPU a create. Configuring the
+ * V8's helper threads did at 15-50 µs of CPU a create. Configuring the
  * initial old-generation size keeps V8 from lowering the limit, so such a
  * heap grows to this size before its first full collection and by V8's usual
  * factor after it; what V8 reserves is address space, committed only as the
- * heap fills. The serving threads are left to V8: their old generations hold
- * requests that happened to be in flight at a scavenge, garbage that keeps
- * younger objects alive until a full collection clears it, so for them
- * frequent full collections are the cheaper way (measured in
- * `loadtest/results/cpu-breakdown.md`, session 29).
+ * heap fills. The serving threads are left to V8: sized the same they gained
+ * nothing measurable and held 30-40 MB more (their old generations fill with
+ * requests a scavenge caught in flight, garbage that also keeps younger
+ * objects alive until a full collection clears it). Measured in
+ * `loadtest/results/cpu-breakdown.md`, session 29.
  *
  * The flag is V8's and global to the process, read when an isolate is made:
  * it is set while the data threads start and put back after, before any
  * serving thread exists. A size given on node's command line is left alone
- * (it then holds for every thread).
+ * (it then holds for every thread). A shard thread restarted after a failure,
+ * or a thread another server in the same process starts meanwhile (tests),
+ * is sized as V8 sizes it or as the data threads are: a matter of speed only.
  */
 import { setFlagsFromString } from 'node:v8';
 
