@@ -134,15 +134,7 @@ function pinnedCommit(): string {
 export function describeServer(): string {
   const build = serverBuild();
   const source = serverSource();
-  let opts = '';
-  try {
-    opts = npmStartNodeOptions(source === 'head' ? gitRaw('show', `${pinnedCommit()}:package.json`) : readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'))
-      .map((o) => `${o} `)
-      .join('');
-  } catch {
-    // not a git checkout
-  }
-  const cmd = build === 'dist' ? `node ${opts}dist/src/main.js (compiled with tsconfig.build.json, as npm start runs it)` : `node ${opts}--import tsx src/main.ts (from source, as npm run start:dev runs it)`;
+  const cmd = build === 'dist' ? 'node dist/src/main.js (compiled with tsconfig.build.json, as npm start runs it)' : 'node --import tsx src/main.ts (from source, as npm run start:dev runs it)';
   let commit = 'unknown commit';
   let dirty: string[] = [];
   try {
@@ -163,17 +155,6 @@ export function serverCommand(): string {
 /** The paths the server is made of (what `head` exports, what `dirty` checks). */
 const SERVER_PATHS = ['src', 'shards', 'workers', 'proto', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 
-/**
- * The node options `npm start` gives the server (those between `node` and
- * `dist/src/main.js` in package.json's start script), so that a benchmark
- * runs the server as a user starts it, also when it builds an older commit.
- */
-export function npmStartNodeOptions(packageJsonText: string): string[] {
-  const scripts = (JSON.parse(packageJsonText) as { scripts?: Record<string, string> }).scripts ?? {};
-  const m = /(?:^|&&\s*)node\s+((?:--?\S+\s+)*)dist\/src\/main\.js/.exec(scripts['start'] ?? '');
-  return m === null ? [] : m[1]!.split(/\s+/).filter((o) => o !== '');
-}
-
 interface Prepared {
   /** Working directory of the server process. */
   readonly cwd: string;
@@ -191,8 +172,7 @@ let prepared: Promise<Prepared> | null = null;
 async function prepareServer(): Promise<Prepared> {
   const build = serverBuild();
   const source = serverSource();
-  // npm start's node options come first (e.g. the main thread's heap size: src/server/heap-sizing.ts).
-  if (build === 'tsx' && source === 'worktree') return { cwd: REPO_ROOT, entry: [...npmStartNodeOptions(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')), '--import', 'tsx', 'src/main.ts'] };
+  if (build === 'tsx' && source === 'worktree') return { cwd: REPO_ROOT, entry: ['--import', 'tsx', 'src/main.ts'] };
   const root = await makeTempDir('orch-api-build');
   if (source === 'head') {
     const present = SERVER_PATHS.filter((p) => {
@@ -208,8 +188,7 @@ async function prepareServer(): Promise<Prepared> {
     for (const p of ['proto', 'package.json']) symlinkSync(join(REPO_ROOT, p), join(root, p));
   }
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(root, 'node_modules'));
-  const nodeOptions = npmStartNodeOptions(readFileSync(join(source === 'head' ? root : REPO_ROOT, 'package.json'), 'utf8'));
-  if (build === 'tsx') return { cwd: root, entry: [...nodeOptions, '--import', 'tsx', 'src/main.ts'] };
+  if (build === 'tsx') return { cwd: root, entry: ['--import', 'tsx', 'src/main.ts'] };
   const project = source === 'head' ? join(root, 'tsconfig.build.json') : join(REPO_ROOT, 'tsconfig.build.json');
   const t0 = Date.now();
   try {
@@ -223,7 +202,7 @@ async function prepareServer(): Promise<Prepared> {
     throw new Error(`building the server failed (${source}):\n${out.split('\n').slice(0, 20).join('\n')}`);
   }
   console.log(`  built the server (${source}) in ${((Date.now() - t0) / 1000).toFixed(1)} s into ${root}/dist`);
-  return { cwd: root, entry: [...nodeOptions, 'dist/src/main.js'] };
+  return { cwd: root, entry: ['dist/src/main.js'] };
 }
 
 /** `extraArgs`: server flags a scenario needs (e.g. loadtest/authn's --oidc-*). */
@@ -234,13 +213,11 @@ export async function startApiServer(backend: BackendName, etcd: EtcdHandle | nu
   while (uwsPort === securePort) uwsPort = await freePort();
   prepared ??= prepareServer();
   const { cwd, entry } = await prepared;
-  // BENCH_SERVER_NODE_FLAGS: node flags for the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it;
-  // after npm start's options, so that one of them given again here wins (V8 takes a flag's last value).
+  // BENCH_SERVER_NODE_FLAGS: node flags for the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
   const nodeFlags = (process.env['BENCH_SERVER_NODE_FLAGS'] ?? '').split(/\s+/).filter((f) => f !== '');
   const args = [
-    ...entry.slice(0, -1),
     ...nodeFlags,
-    entry[entry.length - 1]!,
+    ...entry,
     `--data-dir=${dataDir}`,
     `--secure-port=${securePort}`,
     `--uws-port=${uwsPort}`,

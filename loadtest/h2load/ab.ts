@@ -9,11 +9,11 @@
  *   BENCH_AB_VARIANTS='{"v8-sizing":"--initial-old-space-size=0","default":""}' \
  *     node --import tsx loadtest/h2load/ab.ts [--out=<file>]
  *
- * A variant is a name and the node options it adds (after those `npm start`
- * gives, so that an option given again overrides it; V8 takes a flag's last
- * value); a word NAME=value among them is an environment variable of the
- * server instead (e.g. GLIBC_TUNABLES=...). BENCH_AB_ARGS, the same shape,
- * adds server flags per variant.
+ * A variant is a name and the node options it gives the server
+ * (BENCH_SERVER_NODE_FLAGS of loadtest/api/server.ts); a word NAME=value
+ * among them is an environment variable of the server instead (e.g.
+ * GLIBC_TUNABLES=...). BENCH_AB_ARGS, the same shape, adds server flags per
+ * variant.
  * Knobs: BENCH_AB_ROUNDS=4, BENCH_H2LOAD_SECONDS=6 (one measured run after a
  * 2 s warm-up), BENCH_AB_PORTS=uws-h1,secure-h2, BENCH_AB_OPS=create,get,
  * BENCH_H2LOAD_CLIENTS=32. Installs nothing: without h2load (Debian

@@ -20,13 +20,11 @@ for tool in valgrind callgrind_control callgrind_annotate h2load python3; do
   command -v $tool > /dev/null || { echo "instructions.sh needs $tool (Debian: valgrind, nghttp2-client, python3)" >&2; exit 2; }
 done
 [ -f dist/src/main.js ] || { echo "run npm run build first" >&2; exit 2; }
-# node options as npm start gives them (the main thread's heap size: src/server/heap-sizing.ts)
-START_OPTS=$(node -p "(/node\\s+((?:--?\\S+\\s+)*)dist\\/src\\/main\\.js/.exec(require('./package.json').scripts.start) || [])[1] || ''")
 D=$(mktemp -d /dev/shm/orch-instr.XXXX)
 OUT=$(mktemp -d /tmp/orch-instr-out.XXXX)
 SP=$((20000 + RANDOM % 20000)); UP=$((SP + 1))
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=$OUT/cg.%p \
-  node --perf-basic-prof $START_OPTS dist/src/main.js --data-dir=$D --secure-port=$SP --uws-port=$UP --bind-address=127.0.0.1 \
+  node --perf-basic-prof dist/src/main.js --data-dir=$D --secure-port=$SP --uws-port=$UP --bind-address=127.0.0.1 \
   --log-level=warn > $OUT/server.log 2>&1 &
 PID=$!
 cleanup() { kill $PID 2> /dev/null || true; wait $PID 2> /dev/null || true; rm -rf $D /tmp/perf-$PID.map; }

@@ -14,9 +14,7 @@ D=$(mktemp -d /tmp/orch-restart.XXXX)
 PID=
 trap '[ -n "$PID" ] && kill $PID 2>/dev/null; wait 2>/dev/null; rm -rf "$D"' EXIT
 SP=$((20000 + RANDOM % 20000)); UP=$((SP + 1))
-# node options as npm start gives them (the main thread's heap size: src/server/heap-sizing.ts)
-START_OPTS=$(node -p "(/node\\s+((?:--?\\S+\\s+)*)dist\\/src\\/main\\.js/.exec(require('./package.json').scripts.start) || [])[1] || ''")
-start() { node $START_OPTS dist/src/main.js --data-dir=$D --secure-port=$SP --uws-port=$UP --bind-address=127.0.0.1 --log-level=info > $D/out-$1.log 2>&1 & PID=$!; }
+start() { node dist/src/main.js --data-dir=$D --secure-port=$SP --uws-port=$UP --bind-address=127.0.0.1 --log-level=info > $D/out-$1.log 2>&1 & PID=$!; }
 serving() { for _ in $(seq 1 6000); do grep -q 'is serving"' $D/out-$1.log && return 0; sleep 0.05; done; return 1; }
 start 1; serving 1 || { echo "the server did not start"; exit 1; }
 TOKEN=$(awk -F, 'NR==1{print $1}' $D/tokens.csv)
