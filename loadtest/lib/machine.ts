@@ -53,3 +53,28 @@ export function describeMachine(m: MachineInfo): string {
 export function loadAverage(): number {
   return os.loadavg()[0]!;
 }
+
+/** The machine's CPU time in clock ticks, from /proc/stat's first line: idle (idle + iowait) and all of it. */
+export interface MachineTicks {
+  readonly idle: number;
+  readonly total: number;
+}
+
+/** MachineTicks from the text of /proc/stat (its aggregate `cpu` line; steal and guest count as busy). */
+export function machineTicksFrom(procStat: string): MachineTicks {
+  const line = procStat.split('\n').find((l) => l.startsWith('cpu '));
+  if (line === undefined) throw new Error('/proc/stat has no aggregate cpu line');
+  const f = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  if (f.length < 5 || f.some((n) => !Number.isFinite(n))) throw new Error(`unexpected /proc/stat cpu line: ${line}`);
+  return { idle: f[3]! + f[4]!, total: f.reduce((a, b) => a + b, 0) };
+}
+
+export function machineTicks(): MachineTicks {
+  return machineTicksFrom(readFileSync('/proc/stat', 'utf8'));
+}
+
+/** Share of the machine idle between two readings (0-1). */
+export function idleShare(before: MachineTicks, after: MachineTicks): number {
+  const total = after.total - before.total;
+  return total > 0 ? (after.idle - before.idle) / total : 0;
+}
