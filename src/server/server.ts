@@ -23,6 +23,7 @@ import { unbuiltDefaultPlugins } from '../admission/plugin-names.ts';
 import { DEFAULT_LIST_RESULT_CACHE } from '../../shards/list-result-cache.ts';
 import { ShardRouter, type ResourceSpec } from '../../shards/router.ts';
 import { withDataThreadHeaps } from './heap-sizing.ts';
+import { useSingleThreadedScavenges } from './scavenge-threads.ts';
 import type { ShardStoreConfig, StoreConfig } from '../storage/config.ts';
 import { readEncryptionConfig } from '../storage/encryption/config.ts';
 import { NamespaceController, ensureSystemNamespaces } from '../controllers/namespace-controller.ts';
@@ -145,7 +146,9 @@ export async function startServer(opts: ServerOptions, logger: Logger): Promise<
         : { backend: 'embedded', dataDir: path.join(files.dir, 'store'), repair: opts.embeddedWalRepair };
     // Encryption at rest: read and checked here, so a bad file refuses the start before anything is stored.
     const store: ShardStoreConfig = opts.encryptionProviderConfig === undefined ? backend : { ...backend, encryption: await readEncryptionConfig(opts.encryptionProviderConfig) };
-    // The store host's and the shards' heaps keep the cluster's objects: sized as such (heap-sizing.ts).
+    // Every thread's scavenges on the thread alone (scavenge-threads.ts); the store host's and the shards' heaps
+    // keep the cluster's objects: sized as such (heap-sizing.ts).
+    useSingleThreadedScavenges();
     const router = await withDataThreadHeaps(() => ShardRouter.start({
       shards: opts.shards,
       // The range records of service allocation ride along as a storage resource of their own.
