@@ -9,10 +9,10 @@
  * on a machine whose cores are already shared with the request threads)
  * costs more than it saves. Measured with `npm run bench:ab` (interleaved
  * rounds, a fresh server per variant and round; loadtest/results/
- * cpu-breakdown.md, sessions 30 and 31): CPU per create lower in every set
- * on the uWS listener (e.g. 184-196 µs against 208-231) and in most on the
- * secure port, creates per second up; GETs, which make little garbage, the
- * same either way.
+ * cpu-breakdown.md, sessions 30 and 31): CPU per create lower at the median
+ * in all four sets on the uWS listener (the last, six rounds: 196 µs against
+ * 205) and in three on the secure port (276 against 290), creates per second
+ * up; GETs, which make little garbage, the same either way.
  *
  * The flag is V8's and global to the process; V8 reads it at every
  * scavenge, so setting it at start holds for every thread, made before or
